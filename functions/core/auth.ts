@@ -1,0 +1,31 @@
+/**
+ * Who the caller is and what their role lets them do (API.md §4). The JWT itself is
+ * verified before a handler runs (API Gateway's authorizer, or the local emulator).
+ */
+import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import { forbidden, HttpError, notFound } from './errors';
+import type { Caller, Role } from './types';
+
+export function callerOf(event: APIGatewayProxyEventV2WithJWTAuthorizer): Caller {
+  const sub = event.requestContext?.authorizer?.jwt?.claims?.sub;
+  if (typeof sub !== 'string' || sub === '') {
+    throw new HttpError('unauthorized', 'The token has no subject.', { headers: { 'WWW-Authenticate': 'Bearer' } });
+  }
+  return { userId: sub };
+}
+
+export type Action = 'read' | 'write';
+
+/** Roles allowed to write folders and documents; everyone with a role may read. */
+const writers: ReadonlySet<Role> = new Set(['owner', 'editor']);
+
+/**
+ * Throws unless `role` allows `action`. No role means not a member: the resource is
+ * reported as missing (404), exactly as if it did not exist.
+ */
+export function authorize(role: Role | undefined, action: Action, what: string): asserts role is Role {
+  if (!role) throw notFound(what);
+  if (action === 'write' && !writers.has(role)) {
+    throw forbidden(`Your role "${role}" in this repository does not allow changes.`);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Every error the service answers with, and the one place that turns it into an
+ * RFC 9457 problem+json response. Handlers and the store throw these; nothing else
+ * decides a status code.
+ */
+export type ProblemKind =
+  | 'validation-error'
+  | 'malformed-json'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not-found'
+  | 'method-not-allowed'
+  | 'conflict'
+  | 'precondition-failed'
+  | 'payload-too-large'
+  | 'unsupported-media-type'
+  | 'throttled'
+  | 'unavailable'
+  | 'internal';
+
+const problems: Record<ProblemKind, { status: number; title: string }> = {
+  'validation-error': { status: 400, title: 'Invalid request' },
+  'malformed-json': { status: 400, title: 'Malformed JSON' },
+  unauthorized: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  'not-found': { status: 404, title: 'Not Found' },
+  'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
+  conflict: { status: 409, title: 'Conflict' },
+  'precondition-failed': { status: 412, title: 'Precondition Failed' },
+  'payload-too-large': { status: 413, title: 'Payload Too Large' },
+  'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
+  throttled: { status: 429, title: 'Too Many Requests' },
+  unavailable: { status: 503, title: 'Service Unavailable' },
+  internal: { status: 500, title: 'Internal Server Error' },
+};
+
+export const problemTypePrefix = 'urn:problem-type:documents:';
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class HttpError extends Error {
+  readonly status: number;
+  constructor(
+    readonly kind: ProblemKind,
+    readonly detail: string,
+    readonly options: { errors?: FieldError[]; headers?: Record<string, string> } = {},
+  ) {
+    super(detail);
+    this.name = 'HttpError';
+    this.status = problems[kind].status;
+  }
+}
+
+export const validationError = (errors: FieldError[]) =>
+  new HttpError('validation-error', errors.map((e) => (e.path ? `${e.path}: ${e.message}` : e.message)).join('; '), { errors });
+export const invalidField = (path: string, message: string) => validationError([{ path, message }]);
+export const notFound = (what: string) => new HttpError('not-found', `${what} was not found.`);
+export const forbidden = (detail: string) => new HttpError('forbidden', detail);
+export const conflict = (detail: string) => new HttpError('conflict', detail);
+export const preconditionFailed = (detail: string) => new HttpError('precondition-failed', detail);
+export const unavailable = (detail: string, retryAfterSeconds = 1) =>
+  new HttpError('unavailable', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+export const throttled = (detail: string, retryAfterSeconds = 1) =>
+  new HttpError('throttled', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+
+/** DynamoDB / SDK error names that mean "slow down" and "try again later". */
+const throttlingErrors = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+const unavailableErrors = new Set([
+  'ServiceUnavailable',
+  'InternalServerError',
+  'TransactionConflictException',
+  'TransactionInProgressException',
+  'TimeoutError',
+  'RequestTimeout',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+]);
+
+/** Maps anything thrown to an HttpError; unknown errors become a 500 with no internals. */
+export function toHttpError(error: unknown): HttpError {
+  if (error instanceof HttpError) return error;
+  if (hasErrorName(error, throttlingErrors)) return throttled('The database is busy; retry shortly.');
+  if (hasErrorName(error, unavailableErrors)) return unavailable('The database is unavailable; retry shortly.');
+  return new HttpError('internal', 'An unexpected error occurred.');
+}
+
+/** True when the error, or any error in its `cause` chain, has one of these names or codes. */
+function hasErrorName(error: unknown, names: Set<string>): boolean {
+  const seen = new Set<unknown>();
+  for (let current = error; current && typeof current === 'object' && !seen.has(current); ) {
+    seen.add(current);
+    const { name, code, cause } = current as { name?: string; code?: string; cause?: unknown };
+    if ((name && names.has(name)) || (code && names.has(code))) return true;
+    current = cause;
+  }
+  return false;
+}
+
+export interface ProblemResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export function problemResponse(error: HttpError): ProblemResponse {
+  const { status, title } = problems[error.kind];
+  const body: Record<string, unknown> = { type: problemTypePrefix + error.kind, title, status, detail: error.detail };
+  if (error.options.errors) body.errors = error.options.errors;
+  return {
+    statusCode: status,
+    headers: {
+      'Content-Type': 'application/problem+json',
+      'Cache-Control': 'no-store',
+      ...error.options.headers,
+    },
+    body: JSON.stringify(body),
+  };
+}

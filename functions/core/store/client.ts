@@ -1,0 +1,168 @@
+/**
+ * The DynamoDB connection and the few request shapes the store uses, with the retries
+ * they need: BatchGetItem's unprocessed keys, and transaction conflicts.
+ */
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DynamoDBDocumentClient,
+  QueryCommand,
+  TransactWriteCommand,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { unavailable } from '../errors';
+import type { Key } from './keys';
+
+export type Item = Record<string, unknown>;
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+let documentClient: DynamoDBDocumentClient | undefined;
+
+/** Created on first use, from the environment: TABLE_NAME, and DYNAMODB_ENDPOINT locally. */
+export function db(): DynamoDBDocumentClient {
+  documentClient ??= DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+      maxAttempts: 3,
+      // Answer 503 well before API Gateway's 30 s limit when the database does not answer.
+      requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+    }),
+    { marshallOptions: { removeUndefinedValues: true } },
+  );
+  return documentClient;
+}
+
+export function tableName(): string {
+  const name = process.env.TABLE_NAME;
+  if (!name) throw new Error('TABLE_NAME is not set');
+  return name;
+}
+
+const keyId = (key: Key) => `${key.PK}\u0000${key.SK}`;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Full jitter: a random wait up to a doubling cap, so racing writers spread out. */
+const backoff = (attempt: number) => sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
+
+/**
+ * Strongly consistent read of up to 100 items in one request. Returns a lookup by key;
+ * a missing item is simply absent.
+ */
+export async function getItems(keys: Key[]): Promise<(key: Key) => Item | undefined> {
+  const found = new Map<string, Item>();
+  let pending: Key[] = keys;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) {
+      if (attempt > 5) throw unavailable('The database did not return every item; retry shortly.');
+      await backoff(attempt);
+    }
+    const result = await db().send(
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
+    );
+    for (const item of result.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
+    pending = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
+  }
+  return (key) => found.get(keyId(key));
+}
+
+/** One page of a partition, strongly consistent, in sort-key order. */
+export async function queryPage(
+  input: Omit<QueryCommandInput, 'TableName' | 'ConsistentRead'>,
+): Promise<{ items: Item[]; lastKey?: Item }> {
+  const result = await db().send(new QueryCommand({ ...input, TableName: tableName(), ConsistentRead: true }));
+  return { items: result.Items ?? [], lastKey: result.LastEvaluatedKey };
+}
+
+/** A condition of a transaction did not hold: the caller re-reads and decides again. */
+export class ConditionFailed extends Error {
+  constructor() {
+    super('A transaction condition failed');
+    this.name = 'ConditionFailed';
+  }
+}
+
+/** A condition on one item of a transaction. */
+export interface Condition {
+  expression: string;
+  names?: Record<string, string>;
+  values?: Record<string, unknown>;
+}
+
+const conditionParams = (condition?: Condition) =>
+  condition
+    ? {
+        ConditionExpression: condition.expression,
+        ExpressionAttributeNames: condition.names,
+        ExpressionAttributeValues: condition.values,
+      }
+    : {};
+
+export const itemIsAbsent: Condition = { expression: 'attribute_not_exists(PK)' };
+export const itemExists: Condition = { expression: 'attribute_exists(PK)' };
+export const versionIs = (version: number): Condition => ({
+  expression: '#version = :version',
+  names: { '#version': 'version' },
+  values: { ':version': version },
+});
+export const idIs = (id: string): Condition => ({ expression: '#id = :id', names: { '#id': 'id' }, values: { ':id': id } });
+
+export const put = (item: Item, condition?: Condition): TransactItem => ({
+  Put: { TableName: tableName(), Item: item, ...conditionParams(condition) },
+});
+export const remove = (key: Key, condition?: Condition): TransactItem => ({
+  Delete: { TableName: tableName(), Key: key, ...conditionParams(condition) },
+});
+export const check = (key: Key, condition: Condition): TransactItem => ({
+  ConditionCheck: {
+    TableName: tableName(),
+    Key: key,
+    ConditionExpression: condition.expression,
+    ExpressionAttributeNames: condition.names,
+    ExpressionAttributeValues: condition.values,
+  },
+});
+export const update = (key: Key, expression: string, names: Record<string, string>, values: Record<string, unknown>): TransactItem => ({
+  Update: {
+    TableName: tableName(),
+    Key: key,
+    UpdateExpression: expression,
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  },
+});
+
+/**
+ * All-or-nothing write. Conflicts with another transaction in flight are retried here;
+ * a failed condition is reported as ConditionFailed for the caller to re-evaluate.
+ */
+export async function transactWrite(items: TransactItem[]): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      return;
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
+      if (codes.includes('ConditionalCheckFailed')) throw new ConditionFailed();
+      if (attempt >= 4) throw unavailable('Too many concurrent changes; retry shortly.');
+      await backoff(attempt);
+    }
+  }
+}
+
+/**
+ * Runs read → decide → conditional write until the write's conditions hold. Each attempt
+ * re-reads, so an error (404, 409, 412…) is decided on fresh state, never on a stale read.
+ */
+export async function optimistically<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 0; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error;
+      if (tries >= 5) throw unavailable('Too many concurrent changes; retry shortly.');
+      await backoff(tries);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Key shapes of the single table — the only module that knows them. See docs/data-model.md.
+ *
+ *   REPO#<repoId>     REPO                       repository
+ *   FOLDER#<folderId> FOLDER                     folder
+ *   FOLDER#<folderId> F#<nameKey>                sub folder entry (a copy of the sub folder)
+ *   FOLDER#<folderId> D#<nameKey>                document entry (the document without content)
+ *   DOC#<docId>       DOC                        document, with content
+ *   USER#<userId>     ACCESS                     the user's role per repository: attributes R#<repoId>
+ *   USER#<userId>     REPO#<nameKey>\x01<repoId> membership: role + repository, listed by name
+ */
+export interface Key {
+  PK: string;
+  SK: string;
+}
+
+/** Sorts below every character a name may contain (control characters are not allowed). */
+const NAME_END = '\u0001';
+
+export const repositoryKey = (repositoryId: string): Key => ({ PK: `REPO#${repositoryId}`, SK: 'REPO' });
+export const folderKey = (folderId: string): Key => ({ PK: `FOLDER#${folderId}`, SK: 'FOLDER' });
+export const documentKey = (documentId: string): Key => ({ PK: `DOC#${documentId}`, SK: 'DOC' });
+export const accessKey = (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'ACCESS' });
+export const roleAttribute = (repositoryId: string) => `R#${repositoryId}`;
+
+export const membershipKey = (userId: string, nameKey: string, repositoryId: string): Key => ({
+  PK: `USER#${userId}`,
+  SK: `${MEMBERSHIP_PREFIX}${nameKey}${NAME_END}${repositoryId}`,
+});
+export const MEMBERSHIP_PREFIX = 'REPO#';
+
+/** The two kinds of entries in a folder's partition, each listed in name order. */
+export type EntryKind = 'folders' | 'documents';
+export const entryPrefix: Record<EntryKind, string> = { folders: 'F#', documents: 'D#' };
+export const entryKey = (kind: EntryKind, folderId: string, nameKey: string): Key => ({
+  PK: `FOLDER#${folderId}`,
+  SK: `${entryPrefix[kind]}${nameKey}`,
+});
+
+export const userPartition = (userId: string) => `USER#${userId}`;
+export const folderPartition = (folderId: string) => `FOLDER#${folderId}`;

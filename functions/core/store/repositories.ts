@@ -1,0 +1,63 @@
+/** Repositories: create (with root folder and owner membership), read, list the caller's. */
+import { authorize } from '../auth';
+import { newId, now } from '../ids';
+import { nameKey } from '../names';
+import type { PageQuery } from '../schemas';
+import type { Caller, Folder, Page, Repository } from '../types';
+import { getItems, itemIsAbsent, optimistically, put, transactWrite, update } from './client';
+import { accessKey, folderKey, MEMBERSHIP_PREFIX, membershipKey, repositoryKey, roleAttribute, userPartition } from './keys';
+import { pageRequest, readPage } from './pages';
+import { roleIn, toRepository } from './records';
+
+/** One transaction: the repository, its root folder, the owner's membership and role. */
+export function createRepository(caller: Caller, input: { name: string; description: string }): Promise<Repository> {
+  return optimistically(async () => {
+    const id = newId();
+    const at = now();
+    const { userId } = caller;
+    // The root folder shares the repository's id, so GET /{id}/folder is one read.
+    const repository: Repository = {
+      id,
+      name: input.name,
+      description: input.description,
+      rootFolderId: id,
+      role: 'owner',
+      createdAt: at,
+      createdBy: userId,
+      updatedAt: at,
+    };
+    const root: Folder = {
+      id,
+      repositoryId: id,
+      parentId: null,
+      name: input.name,
+      createdAt: at,
+      createdBy: userId,
+      updatedAt: at,
+      updatedBy: userId,
+    };
+    const { role: _role, ...stored } = repository;
+    await transactWrite([
+      put({ ...repositoryKey(id), ...stored }, itemIsAbsent),
+      put({ ...folderKey(id), ...root }, itemIsAbsent),
+      put({ ...membershipKey(userId, nameKey(input.name), id), ...repository, userId }, itemIsAbsent),
+      update(accessKey(userId), 'SET #role = :role', { '#role': roleAttribute(id) }, { ':role': 'owner' }),
+    ]);
+    return repository;
+  });
+}
+
+export async function getRepository(caller: Caller, id: string): Promise<Repository> {
+  const lookup = await getItems([repositoryKey(id), accessKey(caller.userId)]);
+  const item = lookup(repositoryKey(id));
+  const role = item && roleIn(lookup, caller.userId, id);
+  authorize(role, 'read', 'Repository');
+  return toRepository(item!, role);
+}
+
+/** The caller's memberships carry the repository, so one Query is the whole page. */
+export async function listRepositories(caller: Caller, query: PageQuery): Promise<Page<Repository>> {
+  const request = pageRequest(`repositories:${caller.userId}`, userPartition(caller.userId), MEMBERSHIP_PREFIX, query);
+  const page = await readPage(request);
+  return { items: page.items.map((item) => toRepository(item, item.role as Repository['role'])), nextToken: page.nextToken };
+}

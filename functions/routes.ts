@@ -1,0 +1,120 @@
+/**
+ * The route table: the one place a route is declared. The local API Gateway emulator
+ * (lib/local) and the CDK stack both read it, so a route cannot exist in one and not the other.
+ *
+ * `handler` is the module under functions/ (without extension) that exports `handler`.
+ * `dynamodb` lists the DynamoDB actions the handler needs: least-privilege IAM is built from it.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export type DynamoDbAction =
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:ConditionCheckItem';
+
+export interface Route {
+  /** Stable name, used for the Lambda function's logical id. */
+  readonly name: string;
+  readonly method: HttpMethod;
+  /** API Gateway HTTP API path, with `{param}` segments. */
+  readonly path: string;
+  readonly handler: string;
+  readonly dynamodb: readonly DynamoDbAction[];
+}
+
+const READ: readonly DynamoDbAction[] = ['dynamodb:BatchGetItem'];
+const LIST: readonly DynamoDbAction[] = ['dynamodb:BatchGetItem', 'dynamodb:Query'];
+/** TransactWriteItems is authorized per contained action, so a writer lists those. */
+const WRITE: readonly DynamoDbAction[] = [
+  'dynamodb:BatchGetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+export const routes: readonly Route[] = [
+  { name: 'ListRepositories', method: 'GET', path: '/', handler: 'repositories/list-repositories', dynamodb: ['dynamodb:Query'] },
+  { name: 'CreateRepository', method: 'POST', path: '/', handler: 'repositories/create-repository', dynamodb: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+  { name: 'GetRepository', method: 'GET', path: '/{id}', handler: 'repositories/get-repository', dynamodb: READ },
+  { name: 'GetRootFolder', method: 'GET', path: '/{id}/folder', handler: 'repositories/get-root-folder', dynamodb: READ },
+  { name: 'GetFolder', method: 'GET', path: '/folder/{id}', handler: 'folders/get-folder', dynamodb: READ },
+  { name: 'CreateFolder', method: 'POST', path: '/folder', handler: 'folders/create-folder', dynamodb: WRITE },
+  { name: 'ListFolders', method: 'GET', path: '/folder/{id}/folders', handler: 'folders/list-folders', dynamodb: LIST },
+  { name: 'ListDocuments', method: 'GET', path: '/folder/{id}/documents', handler: 'folders/list-documents', dynamodb: LIST },
+  { name: 'GetDocument', method: 'GET', path: '/document/{id}', handler: 'documents/get-document', dynamodb: READ },
+  { name: 'CreateDocument', method: 'POST', path: '/document', handler: 'documents/create-document', dynamodb: WRITE },
+  { name: 'UpdateDocument', method: 'PUT', path: '/document', handler: 'documents/update-document', dynamodb: WRITE },
+  { name: 'DeleteDocument', method: 'DELETE', path: '/document/{id}', handler: 'documents/delete-document', dynamodb: WRITE },
+];
+
+/**
+ * API Gateway's `$default` route: whatever matches no route above. It answers 404 for an
+ * unknown path and 405 (with `Allow`) for a known path asked with another method. Public,
+ * so a wrong URL is reported as such even without a token.
+ */
+export const fallbackRoute = { name: 'Fallback', handler: 'fallback', dynamodb: [] as readonly DynamoDbAction[] } as const;
+
+/** Splits a route path into segments; `{x}` segments match any one non-empty segment. */
+function segments(path: string): string[] {
+  return path === '/' ? [] : path.slice(1).split('/');
+}
+
+export interface RouteMatch {
+  route: Route;
+  pathParameters: Record<string, string>;
+}
+
+/**
+ * Matches a path against a set of routes the way API Gateway HTTP APIs do: a literal segment
+ * beats a `{param}` segment at the same position, so `/folder/{id}` wins over `/{id}/folder`
+ * for `/folder/folder`, and `/folder/x` never reaches `/{id}`.
+ */
+export function matchPath(candidates: readonly Route[], path: string): RouteMatch | undefined {
+  const actual = segments(path);
+  let best: { match: RouteMatch; score: string } | undefined;
+  for (const route of candidates) {
+    const expected = segments(route.path);
+    if (expected.length !== actual.length) continue;
+    const pathParameters: Record<string, string> = {};
+    let score = '';
+    let ok = true;
+    for (let i = 0; i < expected.length && ok; i++) {
+      const want = expected[i]!;
+      const got = actual[i]!;
+      if (want.startsWith('{') && want.endsWith('}')) {
+        if (got === '') ok = false;
+        else pathParameters[want.slice(1, -1)] = safeDecode(got);
+        score += '0';
+      } else {
+        ok = want === got;
+        score += '1';
+      }
+    }
+    if (ok && (!best || score > best.score)) best = { match: { route, pathParameters }, score };
+  }
+  return best?.match;
+}
+
+/** The route for a method and path, or undefined when API Gateway would use `$default`. */
+export function findRoute(method: string, path: string): RouteMatch | undefined {
+  return matchPath(routes.filter((r) => r.method === method), path);
+}
+
+/** Methods served at a path (for 405's `Allow`); empty when the path is unknown. */
+export function allowedMethods(path: string): HttpMethod[] {
+  const methods = new Set<HttpMethod>();
+  for (const route of routes) if (matchPath([route], path)) methods.add(route.method);
+  return [...methods].sort();
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

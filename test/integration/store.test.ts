@@ -1,0 +1,254 @@
+/**
+ * The data layer against the real DynamoDB Local: what it stores, how many requests each
+ * operation costs, and that racing writers cannot break uniqueness or versions.
+ */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { HttpError } from '../../functions/core/errors';
+import { db, tableName } from '../../functions/core/store/client';
+import { createDocument, deleteDocument, getDocument, updateDocument } from '../../functions/core/store/documents';
+import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '../../functions/core/store/folders';
+import { documentKey, entryKey, type Key } from '../../functions/core/store/keys';
+import { createRepository, getRepository, listRepositories } from '../../functions/core/store/repositories';
+import type { Caller } from '../../functions/core/types';
+import { createTestTable } from '../support/dynamodb';
+
+const requests: string[] = [];
+let n = 0;
+const newCaller = (): Caller => ({ userId: `user-${Date.now()}-${n++}` });
+
+beforeAll(async () => {
+  const { endpoint, tableName: table } = await createTestTable();
+  Object.assign(process.env, {
+    TABLE_NAME: table,
+    DYNAMODB_ENDPOINT: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    PAGING_TOKEN_SECRET: 'integration-secret',
+  });
+  // Count every request the store sends (retries included: 'build' runs once per send).
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      requests.push(String(context.commandName).replace(/Command$/, ''));
+      return next(args);
+    },
+    { step: 'initialize', name: 'countRequests' },
+  );
+});
+
+beforeEach(() => {
+  requests.length = 0;
+});
+
+async function rawItem(key: Key) {
+  const result = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return result.Item;
+}
+
+async function statusOf(promise: Promise<unknown>): Promise<number | 'ok'> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (error) {
+    if (error instanceof HttpError) return error.status;
+    throw error;
+  }
+}
+
+async function newDocument(caller: Caller, folderId: string, name: string, content = 'hello') {
+  return createDocument(caller, { folderId, name, content, contentType: 'text/plain' });
+}
+
+describe('repositories', () => {
+  it('creates a repository with its root folder and the owner membership in one transaction', async () => {
+    const owner = newCaller();
+    requests.length = 0;
+    const repository = await createRepository(owner, { name: 'Specs', description: '' });
+    expect(requests).toEqual(['TransactWriteItems']);
+    expect(repository).toMatchObject({ name: 'Specs', role: 'owner', rootFolderId: repository.id, createdBy: owner.userId });
+
+    requests.length = 0;
+    expect(await getRepository(owner, repository.id)).toEqual(repository);
+    expect(requests).toEqual(['BatchGetItem']);
+
+    const root = await getRootFolder(owner, repository.id);
+    expect(root).toMatchObject({ id: repository.id, repositoryId: repository.id, parentId: null, name: 'Specs' });
+  });
+
+  it('lists only the caller’s repositories, by name case-insensitively, in one Query', async () => {
+    const owner = newCaller();
+    const other = newCaller();
+    for (const name of ['beta', 'Alpha', 'gamma']) await createRepository(owner, { name, description: '' });
+    await createRepository(other, { name: 'Aardvark', description: '' });
+    requests.length = 0;
+    const page = await listRepositories(owner, { limit: 50 });
+    expect(requests).toEqual(['Query']);
+    expect(page.items.map((r) => r.name)).toEqual(['Alpha', 'beta', 'gamma']);
+    expect(page.nextToken).toBeUndefined();
+  });
+
+  it('hides a repository from non-members as if it did not exist', async () => {
+    const repository = await createRepository(newCaller(), { name: 'Private', description: '' });
+    const stranger = newCaller();
+    expect(await statusOf(getRepository(stranger, repository.id))).toBe(404);
+    expect(await statusOf(getRootFolder(stranger, repository.id))).toBe(404);
+    expect(await statusOf(getRepository(stranger, 'no-such-repository'))).toBe(404);
+  });
+});
+
+describe('folders and documents', () => {
+  it('costs one BatchGetItem to read, a read and a transaction to write', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+
+    requests.length = 0;
+    const folder = await createFolder(owner, { parentId: repository.rootFolderId, name: 'Docs' });
+    expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
+
+    requests.length = 0;
+    const document = await newDocument(owner, folder.id, 'a.txt');
+    expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
+
+    requests.length = 0;
+    await getDocument(owner, document.id);
+    await getFolder(owner, folder.id);
+    expect(requests).toEqual(['BatchGetItem', 'BatchGetItem']);
+
+    requests.length = 0;
+    await listDocuments(owner, folder.id, { limit: 50 });
+    expect(requests.sort()).toEqual(['BatchGetItem', 'Query']);
+
+    requests.length = 0;
+    await updateDocument(owner, { id: document.id, content: 'changed' }, {});
+    expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
+
+    requests.length = 0;
+    await updateDocument(owner, { id: document.id, name: 'b.txt' }, {});
+    expect(requests).toEqual(['BatchGetItem', 'BatchGetItem', 'TransactWriteItems']);
+
+    requests.length = 0;
+    await deleteDocument(owner, document.id, {});
+    expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
+  });
+
+  it('writes a document and its folder entry together, and removes both together', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    const document = await newDocument(owner, repository.rootFolderId, 'Notes.md', 'héllo');
+    expect(document).toMatchObject({ size: 6, version: 1, folderId: repository.rootFolderId });
+
+    expect(await rawItem(documentKey(document.id))).toMatchObject({ content: 'héllo', nameKey: 'notes.md' });
+    const entry = await rawItem(entryKey('documents', repository.rootFolderId, 'notes.md'));
+    expect(entry).toMatchObject({ id: document.id, version: 1 });
+    expect(entry).not.toHaveProperty('content');
+
+    await deleteDocument(owner, document.id, {});
+    expect(await rawItem(documentKey(document.id))).toBeUndefined();
+    expect(await rawItem(entryKey('documents', repository.rootFolderId, 'notes.md'))).toBeUndefined();
+  });
+
+  it('moves and renames a document’s folder entry with it', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    const target = await createFolder(owner, { parentId: repository.rootFolderId, name: 'Target' });
+    const document = await newDocument(owner, repository.rootFolderId, 'old.txt');
+
+    const moved = await updateDocument(owner, { id: document.id, folderId: target.id, name: 'New.txt' }, { ifMatch: [1] });
+    expect(moved).toMatchObject({ folderId: target.id, name: 'New.txt', version: 2, content: 'hello' });
+    expect((await listDocuments(owner, repository.rootFolderId, { limit: 50 })).items).toEqual([]);
+    const listed = await listDocuments(owner, target.id, { limit: 50 });
+    expect(listed.items).toEqual([expect.objectContaining({ id: document.id, name: 'New.txt', version: 2 })]);
+  });
+
+  it('refuses a name taken by a folder or a document, case-insensitively and across NFC forms', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    const root = repository.rootFolderId;
+    await createFolder(owner, { parentId: root, name: 'Résumé' });
+    expect(await statusOf(newDocument(owner, root, 'RE\u0301SUME\u0301'))).toBe(409);
+    await newDocument(owner, root, 'plan.txt');
+    expect(await statusOf(createFolder(owner, { parentId: root, name: 'PLAN.TXT' }))).toBe(409);
+    const other = await newDocument(owner, root, 'other.txt');
+    expect(await statusOf(updateDocument(owner, { id: other.id, name: 'Plan.txt' }, {}))).toBe(409);
+    // Same name elsewhere is fine, and renaming to a different case of its own name is too.
+    const sub = await createFolder(owner, { parentId: root, name: 'sub' });
+    await newDocument(owner, sub.id, 'plan.txt');
+    expect(await updateDocument(owner, { id: other.id, name: 'OTHER.txt' }, {})).toMatchObject({ name: 'OTHER.txt' });
+  });
+
+  it('enforces roles: strangers get 404 for reads and writes', async () => {
+    const owner = newCaller();
+    const stranger = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    const document = await newDocument(owner, repository.rootFolderId, 'a');
+    expect(await statusOf(getDocument(stranger, document.id))).toBe(404);
+    expect(await statusOf(listDocuments(stranger, repository.rootFolderId, { limit: 5 }))).toBe(404);
+    expect(await statusOf(listFolders(stranger, repository.rootFolderId, { limit: 5 }))).toBe(404);
+    expect(await statusOf(newDocument(stranger, repository.rootFolderId, 'b'))).toBe(404);
+    expect(await statusOf(updateDocument(stranger, { id: document.id, content: 'x' }, {}))).toBe(404);
+    expect(await statusOf(deleteDocument(stranger, document.id, {}))).toBe(404);
+    expect((await getDocument(owner, document.id)).content).toBe('hello');
+  });
+});
+
+describe('concurrency', () => {
+  it('lets exactly one of eight racing creates of one name succeed', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    const names = ['race.txt', 'RACE.txt', 'Race.TXT', 'race.txt', 'rAce.txt', 'race.TXT', 'RACE.TXT', 'race.txt'];
+    const results = await Promise.all(names.map((name) => statusOf(newDocument(owner, repository.rootFolderId, name))));
+    expect(results.filter((r) => r === 'ok')).toHaveLength(1);
+    expect(results.filter((r) => r === 409)).toHaveLength(7);
+    expect((await listDocuments(owner, repository.rootFolderId, { limit: 50 })).items).toHaveLength(1);
+  });
+
+  it('lets exactly one of eight racing updates of one version succeed', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    const document = await newDocument(owner, repository.rootFolderId, 'doc');
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => statusOf(updateDocument(owner, { id: document.id, content: `v${i}` }, { version: 1 }))),
+    );
+    expect(results.filter((r) => r === 'ok')).toHaveLength(1);
+    expect(results.filter((r) => r === 412)).toHaveLength(7);
+    expect((await getDocument(owner, document.id)).version).toBe(2);
+  });
+
+  it('applies every unconditional update, each on the version it found', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    const document = await newDocument(owner, repository.rootFolderId, 'doc');
+    await Promise.all(Array.from({ length: 6 }, (_, i) => updateDocument(owner, { id: document.id, content: `v${i}` }, {})));
+    const final = await getDocument(owner, document.id);
+    expect(final.version).toBe(7);
+    const [entry] = (await listDocuments(owner, repository.rootFolderId, { limit: 5 })).items;
+    expect(entry).toMatchObject({ version: 7, size: final.size });
+  });
+});
+
+describe('paging', () => {
+  it('walks a folder in name order, one Query per page, with tamper-proof tokens', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    const names = Array.from({ length: 23 }, (_, i) => `Doc ${String(i).padStart(2, '0')}${i % 2 ? '' : ' (Draft)'}`);
+    for (const name of [...names].reverse()) await newDocument(owner, repository.rootFolderId, name);
+
+    const seen: string[] = [];
+    let nextToken: string | undefined;
+    let pages = 0;
+    do {
+      requests.length = 0;
+      const page = await listDocuments(owner, repository.rootFolderId, { limit: 5, nextToken });
+      expect(requests.filter((r) => r === 'Query')).toHaveLength(1);
+      seen.push(...page.items.map((d) => d.name));
+      nextToken = page.nextToken;
+      pages++;
+    } while (nextToken);
+    expect(pages).toBe(5);
+    expect(seen).toEqual([...names].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1)));
+
+    const first = await listDocuments(owner, repository.rootFolderId, { limit: 5 });
+    expect(await statusOf(listFolders(owner, repository.rootFolderId, { limit: 5, nextToken: first.nextToken }))).toBe(400);
+  });
+});
