@@ -1,0 +1,289 @@
+/**
+ * Bearer-token verification as the API Gateway HTTP API JWT authorizer does it, plus a local
+ * issuer (an RS256 key pair kept under `${dataDir}/jwt/`) so the service runs without an
+ * identity provider. Callers get a result, never a raw jose error.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmod, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  SignJWT,
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import type { APIGatewayEventRequestContextJWTAuthorizer } from 'aws-lambda';
+
+export const LOCAL_ISSUER = 'urn:documents-service:local';
+export const LOCAL_AUDIENCE = 'documents-api';
+/** API Gateway's JWT authorizer accepts only RSA keys; this service's issuers use RS256. */
+const ALGORITHM = 'RS256';
+
+export type JwtClaims = JWTPayload;
+export type VerifyResult = { ok: true; claims: JwtClaims } | { ok: false; reason: string };
+
+export interface TokenVerifier {
+  readonly issuer: string;
+  readonly audience: string;
+  /** Never throws: a token that fails for any reason is `{ ok: false, reason }`. */
+  verify(token: string): Promise<VerifyResult>;
+}
+
+/** Claims and header overrides, for tests that need expired, early or foreign tokens. */
+export interface IssueTokenOptions {
+  /** Lifetime when `exp` is not given; default 3600 s. */
+  expiresInSeconds?: number;
+  /** Seconds since the epoch; `null` leaves the claim out. */
+  exp?: number | null;
+  nbf?: number;
+  iat?: number | null;
+  iss?: string;
+  /** `null` leaves `aud` out (e.g. to test `client_id`). */
+  aud?: string | string[] | null;
+  kid?: string;
+}
+
+export interface LocalIssuer extends TokenVerifier {
+  /** The public keys, as served at `/.well-known/jwks.json`. */
+  readonly jwks: JSONWebKeySet;
+  issueToken(sub: string, extraClaims?: Record<string, unknown>, options?: IssueTokenOptions): Promise<string>;
+}
+
+/** Verifies a token exactly as configured: RS256, iss, aud/client_id, exp, nbf, iat. */
+export function createVerifier(opts: {
+  issuer: string;
+  audience: string;
+  /** The key set to check signatures against (may be fetched lazily). */
+  keySet: () => Promise<JWTVerifyGetKey>;
+}): TokenVerifier {
+  const { issuer, audience } = opts;
+  return {
+    issuer,
+    audience,
+    async verify(token) {
+      try {
+        return { ok: true, claims: await verifyOrThrow(token, issuer, audience, opts.keySet) };
+      } catch (error) {
+        return { ok: false, reason: failureReason(error) };
+      }
+    },
+  };
+}
+
+class TokenRejected extends Error {}
+
+async function verifyOrThrow(
+  token: string,
+  issuer: string,
+  audience: string,
+  keySet: () => Promise<JWTVerifyGetKey>,
+): Promise<JwtClaims> {
+  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) throw new TokenRejected('the token is not a signed JWT');
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(token);
+  } catch {
+    throw new TokenRejected('the token is malformed');
+  }
+  // Checked before any key lookup: rules out `none`, HS256 key confusion and the rest.
+  if (header.alg !== ALGORITHM) throw new TokenRejected(`the token's algorithm must be ${ALGORITHM}`);
+  // API Gateway picks the key by kid; a token without one matches no key.
+  if (typeof header.kid !== 'string' || header.kid === '') throw new TokenRejected('the token has no key id (kid)');
+  const { payload } = await jwtVerify(token, await keySet(), {
+    algorithms: [ALGORITHM],
+    issuer,
+    requiredClaims: ['exp'],
+    clockTolerance: 0,
+  });
+  // API Gateway: `aud` must contain the audience; only when there is no `aud` is `client_id` used.
+  if (payload.aud !== undefined) {
+    const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
+    if (!audiences.includes(audience)) throw new TokenRejected('the token does not have a valid audience');
+  } else if (payload['client_id'] !== audience) {
+    throw new TokenRejected('the token does not have a valid audience');
+  }
+  if (typeof payload.iat === 'number' && payload.iat > Math.floor(Date.now() / 1000)) {
+    throw new TokenRejected('the token was issued in the future (iat)');
+  }
+  return payload;
+}
+
+/** A short, safe description of why a token failed: it goes into the 401's `detail`. */
+function failureReason(error: unknown): string {
+  if (error instanceof TokenRejected) return error.message;
+  if (error instanceof errors.JWTExpired) return 'the token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf') return 'the token is not valid yet (nbf)';
+    if (error.claim === 'iss') return 'the token has the wrong issuer';
+    if (error.claim === 'exp') return 'the token has no valid expiry (exp)';
+    return `the token's "${error.claim}" claim is invalid`;
+  }
+  if (error instanceof errors.JWKSNoMatchingKey) return 'no signing key matches the token (kid)';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'the token signature is invalid';
+  if (error instanceof errors.JOSEAlgNotAllowed) return `the token's algorithm must be ${ALGORITHM}`;
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return "the issuer's signing keys could not be fetched";
+  if (error instanceof errors.JOSEError) return 'the token is malformed';
+  if (error instanceof DiscoveryError) return error.message;
+  return 'the token could not be verified';
+}
+
+class DiscoveryError extends Error {}
+
+/**
+ * External issuer mode: keys come from the issuer's `jwks_uri` (OpenID discovery), fetched
+ * on first use and cached by jose; a failed discovery is retried on the next request.
+ */
+export function createExternalVerifier(issuer: string, audience: string): TokenVerifier {
+  let keys: Promise<JWTVerifyGetKey> | undefined;
+  const discover = async (): Promise<JWTVerifyGetKey> => {
+    const url = `${issuer.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(5_000) });
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const { jwks_uri } = (await response.json()) as { jwks_uri?: unknown };
+      if (typeof jwks_uri !== 'string') throw new Error('no jwks_uri');
+      return createRemoteJWKSet(new URL(jwks_uri));
+    } catch (error) {
+      throw new DiscoveryError(`the issuer's signing keys could not be found (${url}: ${error instanceof Error ? error.message : String(error)})`);
+    }
+  };
+  return createVerifier({
+    issuer,
+    audience,
+    keySet: () => (keys ??= discover().catch((error: unknown) => {
+      keys = undefined;
+      throw error;
+    })),
+  });
+}
+
+/**
+ * Local issuer mode: loads the key pair from `${dataDir}/jwt/`, creating it on first use.
+ * Several processes may start at once (server and `npm run token`): the private key is
+ * published with link(), which fails if another process won, and then that one is used.
+ */
+export async function loadLocalIssuer(dataDir: string): Promise<LocalIssuer> {
+  const dir = join(dataDir, 'jwt');
+  const privatePath = join(dir, 'private-key.json');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  let privateJwk = await readJson<JWK>(privatePath);
+  if (!privateJwk) {
+    const { privateKey } = await generateKeyPair(ALGORITHM, { modulusLength: 2048, extractable: true });
+    const jwk = await exportJWK(privateKey);
+    const candidate: JWK = { ...jwk, kid: await calculateJwkThumbprint(publicPart(jwk)), alg: ALGORITHM, use: 'sig' };
+    const temp = `${privatePath}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    await writeFile(temp, JSON.stringify(candidate, null, 2) + '\n', { mode: 0o600 });
+    try {
+      await link(temp, privatePath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      await rm(temp, { force: true });
+    }
+    privateJwk = await readJson<JWK>(privatePath);
+    if (!privateJwk) throw new Error(`Could not create ${privatePath}`);
+  }
+  await chmod(privatePath, 0o600);
+
+  const publicJwk: JWK = { ...publicPart(privateJwk), kid: privateJwk.kid, alg: ALGORITHM, use: 'sig' };
+  const jwks: JSONWebKeySet = { keys: [publicJwk] };
+  // Published for tools that want the public key from disk; the server also serves it.
+  await writeFile(join(dir, 'jwks.json'), JSON.stringify(jwks, null, 2) + '\n');
+
+  const signingKey = await importJWK(privateJwk, ALGORITHM);
+  const keySet = createLocalJWKSet(jwks);
+  const verifier = createVerifier({ issuer: LOCAL_ISSUER, audience: LOCAL_AUDIENCE, keySet: async () => keySet });
+  return {
+    ...verifier,
+    jwks,
+    async issueToken(sub, extraClaims = {}, options = {}) {
+      const now = Math.floor(Date.now() / 1000);
+      const claims: Record<string, unknown> = {
+        iss: LOCAL_ISSUER,
+        aud: LOCAL_AUDIENCE,
+        sub,
+        iat: now,
+        exp: now + (options.expiresInSeconds ?? 3600),
+        ...extraClaims,
+      };
+      if (options.iss !== undefined) claims['iss'] = options.iss;
+      if (options.aud !== undefined) claims['aud'] = options.aud;
+      if (options.exp !== undefined) claims['exp'] = options.exp;
+      if (options.iat !== undefined) claims['iat'] = options.iat;
+      if (options.nbf !== undefined) claims['nbf'] = options.nbf;
+      for (const [name, value] of Object.entries(claims)) if (value === null) delete claims[name];
+      return new SignJWT(claims as JWTPayload)
+        .setProtectedHeader({ alg: ALGORITHM, kid: options.kid ?? privateJwk.kid!, typ: 'JWT' })
+        .sign(signingKey);
+    },
+  };
+}
+
+/**
+ * External mode when JWT_ISSUER and JWT_AUDIENCE are both set, local issuer otherwise.
+ * Setting only one of them is a configuration mistake, reported as such.
+ */
+export async function verifierFromEnv(
+  dataDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ verifier: TokenVerifier; localIssuer?: LocalIssuer }> {
+  const issuer = env['JWT_ISSUER']?.trim();
+  const audience = env['JWT_AUDIENCE']?.trim();
+  if (issuer && audience) return { verifier: createExternalVerifier(issuer, audience) };
+  if (issuer || audience) throw new Error('Set both JWT_ISSUER and JWT_AUDIENCE to use an external issuer, or neither to use the local one.');
+  const localIssuer = await loadLocalIssuer(dataDir);
+  return { verifier: localIssuer, localIssuer };
+}
+
+export type AuthorizerJwt = APIGatewayEventRequestContextJWTAuthorizer['jwt'];
+
+/**
+ * What API Gateway puts in `event.requestContext.authorizer.jwt`. Every claim value becomes
+ * a string: numbers and booleans as written, arrays Go-style as "[a b]", objects as
+ * "map[k:v]". `scopes` is null unless the route declares authorization scopes (none here
+ * do; observed events show null even when the token has a `scope` claim); with route scopes
+ * it lists the token's `scope`/`scp` values.
+ */
+export function toAuthorizerJwt(claims: JwtClaims, routeScopes: readonly string[] = []): AuthorizerJwt {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(claims)) if (value !== undefined) out[name] = claimToString(value);
+  let scopes: string[] | null = null;
+  if (routeScopes.length > 0) {
+    const raw = claims['scope'] ?? claims['scp'];
+    scopes = typeof raw === 'string' ? raw.split(' ').filter(Boolean) : Array.isArray(raw) ? raw.map(String) : [];
+  }
+  return { claims: out, scopes };
+}
+
+function claimToString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return `[${value.map(claimToString).join(' ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `map[${entries.map(([k, v]) => `${k}:${claimToString(v)}`).join(' ')}]`;
+  }
+  return String(value);
+}
+
+function publicPart(jwk: JWK): JWK {
+  return { kty: jwk.kty, n: jwk.n, e: jwk.e };
+}
+
+async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as T;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}

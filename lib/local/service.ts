@@ -1,0 +1,223 @@
+/**
+ * The whole service on one machine: DynamoDB Local (or a given endpoint), the table, the
+ * handlers' configuration in process.env, and the API Gateway emulator on node:http.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import { chmod, link, mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { defaultTableName } from '../table';
+import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
+import { createGateway, type Gateway } from './gateway';
+import { LOCAL_ISSUER, verifierFromEnv, type IssueTokenOptions, type LocalIssuer } from './jwt';
+
+export interface LocalServiceOptions {
+  /** 0 = a free port; default 0. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Keys, paging secret and (unless inMemory) the DynamoDB files live here. */
+  dataDir: string;
+  tableName?: string;
+  /** Given: use it, don't spawn DynamoDB Local. */
+  dynamodbEndpoint?: string;
+  /** Spawn DynamoDB Local without persistence. */
+  inMemory?: boolean;
+  /** Access log, one line per request; default stdout. */
+  log?: (line: string) => void;
+}
+
+export interface LocalService {
+  url: string;
+  port: number;
+  tableName: string;
+  dynamodbEndpoint: string;
+  /** A token from the local issuer; throws in external issuer mode (JWT_ISSUER/JWT_AUDIENCE). */
+  issueToken(sub: string, extraClaims?: Record<string, unknown>, options?: IssueTokenOptions): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Thrown for problems the user can fix (port taken, bad configuration): no stack needed. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/**
+ * Handlers read their configuration from process.env and keep module-level state (clients,
+ * table name), so one process runs one service at a time.
+ */
+let running = false;
+
+export async function startLocalService(opts: LocalServiceOptions): Promise<LocalService> {
+  if (running) throw new StartupError('A local service is already running in this process; stop it first.');
+  running = true;
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanUp = async () => {
+    for (const step of cleanups.reverse()) await step().catch(() => {});
+    cleanups.length = 0;
+  };
+  try {
+    await mkdir(opts.dataDir, { recursive: true });
+    let auth: Awaited<ReturnType<typeof verifierFromEnv>>;
+    try {
+      auth = await verifierFromEnv(opts.dataDir);
+    } catch (error) {
+      throw new StartupError(error instanceof Error ? error.message : String(error));
+    }
+
+    // Take the port first: a clash is reported at once, before DynamoDB Local is spawned.
+    // Until everything is ready, requests get a 503.
+    let gateway: Gateway | undefined;
+    const starting: RequestListener = (_req, res) => {
+      res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' });
+      res.end(JSON.stringify({ type: 'urn:problem-type:documents:unavailable', title: 'Service Unavailable', status: 503, detail: 'The service is starting.' }));
+    };
+    const server = createServer((req, res) => (gateway ?? starting)(req, res));
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => (gateway ? gateway.checkContinue(req, res) : starting(req, res)));
+    const host = opts.host ?? '127.0.0.1';
+    const port = await listen(server, opts.port ?? 0, host);
+    cleanups.push(() => closeServer(server));
+    const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+    let endpoint = opts.dynamodbEndpoint;
+    if (!endpoint) {
+      const dynamodbDir = opts.inMemory ? undefined : join(opts.dataDir, 'dynamodb');
+      // Two DynamoDB Locals on one database file would step on each other.
+      if (dynamodbDir) cleanups.push(await lockDataDir(opts.dataDir));
+      const dynamodb: DynamoDbLocal = await startDynamoDbLocal(dynamodbDir ? { dataDir: dynamodbDir } : {});
+      cleanups.push(() => dynamodb.stop());
+      endpoint = dynamodb.endpoint;
+    }
+    const tableName = opts.tableName ?? defaultTableName;
+    await ensureTable(endpoint, tableName);
+
+    // Before any handler module is imported (the gateway imports them on first use).
+    process.env['TABLE_NAME'] = tableName;
+    process.env['DYNAMODB_ENDPOINT'] = endpoint;
+    process.env['AWS_REGION'] ||= 'us-east-1';
+    process.env['AWS_ACCESS_KEY_ID'] ||= 'local';
+    process.env['AWS_SECRET_ACCESS_KEY'] ||= 'local';
+    process.env['PAGING_TOKEN_SECRET'] ||= await persistentSecret(join(opts.dataDir, 'paging-secret'));
+    // Handlers log JSON through Powertools; locally the access line is the one line per request.
+    process.env['LOG_LEVEL'] ||= 'WARN';
+
+    const localIssuer: LocalIssuer | undefined = auth.localIssuer;
+    gateway = createGateway({
+      verifier: auth.verifier,
+      ...(opts.log ? { log: opts.log } : {}),
+      ...(localIssuer ? { publicDocuments: (path: string) => issuerDocument(path, baseUrl, localIssuer) } : {}),
+    });
+
+    let stopping: Promise<void> | undefined;
+    return {
+      url: baseUrl,
+      port,
+      tableName,
+      dynamodbEndpoint: endpoint,
+      async issueToken(sub, extraClaims, options) {
+        if (!localIssuer) {
+          throw new Error(`issueToken() needs the local issuer (${LOCAL_ISSUER}); JWT_ISSUER/JWT_AUDIENCE select an external one: get tokens from it.`);
+        }
+        return localIssuer.issueToken(sub, extraClaims, options);
+      },
+      stop: () =>
+        (stopping ??= cleanUp().finally(() => {
+          running = false;
+        })),
+    };
+  } catch (error) {
+    await cleanUp();
+    running = false;
+    throw error;
+  }
+}
+
+/** The local issuer's discovery documents, served without a token. */
+function issuerDocument(path: string, baseUrl: string, issuer: LocalIssuer): unknown {
+  if (path === '/.well-known/jwks.json') return issuer.jwks;
+  if (path === '/.well-known/openid-configuration') {
+    return {
+      issuer: LOCAL_ISSUER,
+      jwks_uri: `${baseUrl}/.well-known/jwks.json`,
+      id_token_signing_alg_values_supported: ['RS256'],
+      subject_types_supported: ['public'],
+      response_types_supported: ['id_token'],
+    };
+  }
+  return undefined;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') reject(new StartupError(`Port ${port} on ${host} is already in use: stop whatever uses it, or choose another with PORT=...`));
+      else if (error.code === 'EACCES') reject(new StartupError(`Not allowed to listen on port ${port} on ${host}: choose another with PORT=...`));
+      else reject(error);
+    });
+    server.listen(port, host, () => {
+      const address = server.address();
+      resolve(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections(); // keep-alive clients would otherwise hold close() open
+  });
+}
+
+/**
+ * Marks `dataDir` as used by this process (`dynamodb.pid`). A lock left by a process that is
+ * gone is taken over. Returns the release step.
+ */
+async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+  const path = join(dataDir, 'dynamodb.pid');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(path, `${process.pid}\n`, { flag: 'wx' });
+      return () => unlink(path).catch(() => {});
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const owner = Number((await readFile(path, 'utf8').catch(() => '')).trim());
+      if (owner && owner !== process.pid && isAlive(owner)) {
+        throw new StartupError(`${dataDir} is in use by another local service (pid ${owner}). Stop it, or use another DATA_DIR.`);
+      }
+      await unlink(path).catch(() => {});
+    }
+  }
+  throw new StartupError(`Could not lock ${dataDir} (${path}).`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A random 32-byte base64url secret kept in `path` (0600), so paging tokens stay valid across
+ * restarts. Created with link() so two processes starting at once agree on one value.
+ */
+async function persistentSecret(path: string): Promise<string> {
+  const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (existing?.trim()) return existing.trim();
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(temp, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
+  try {
+    await link(temp, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await rm(temp, { force: true });
+  }
+  await chmod(path, 0o600);
+  return (await readFile(path, 'utf8')).trim();
+}

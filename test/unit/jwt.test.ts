@@ -1,0 +1,205 @@
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT, exportSPKI, generateKeyPair, importJWK, decodeJwt, decodeProtectedHeader, type CryptoKey } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalIssuer, toAuthorizerJwt, verifierFromEnv, type LocalIssuer } from '../../lib/local/jwt';
+
+let dataDir: string;
+let issuer: LocalIssuer;
+const now = () => Math.floor(Date.now() / 1000);
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'jwt-test-'));
+  issuer = await loadLocalIssuer(dataDir);
+});
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+async function expectRejected(token: string, reason?: RegExp) {
+  const result = await issuer.verify(token);
+  expect(result.ok, `accepted: ${JSON.stringify(result)}`).toBe(false);
+  if (!result.ok && reason) expect(result.reason).toMatch(reason);
+}
+
+function b64(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+describe('local issuer keys', () => {
+  it('creates a key pair once, private key 0600, and reuses it', async () => {
+    const privatePath = join(dataDir, 'jwt', 'private-key.json');
+    expect((await stat(privatePath)).mode & 0o777).toBe(0o600);
+    const jwks = JSON.parse(await readFile(join(dataDir, 'jwt', 'jwks.json'), 'utf8'));
+    expect(jwks.keys).toHaveLength(1);
+    expect(jwks.keys[0]).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: issuer.jwks.keys[0]!.kid });
+    expect(jwks.keys[0].d).toBeUndefined(); // no private part in the public set
+
+    const again = await loadLocalIssuer(dataDir);
+    expect(again.jwks).toEqual(issuer.jwks);
+    expect((await again.verify(await issuer.issueToken('alice'))).ok).toBe(true);
+  });
+
+  it('agrees on one key when several loaders race on a fresh directory', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'jwt-race-'));
+    try {
+      const issuers = await Promise.all([1, 2, 3, 4].map(() => loadLocalIssuer(dir)));
+      const kids = new Set(issuers.map((i) => i.jwks.keys[0]!.kid));
+      expect(kids.size).toBe(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('verify', () => {
+  it('accepts a good token and returns its claims', async () => {
+    const token = await issuer.issueToken('alice', { scope: 'read write' });
+    const header = decodeProtectedHeader(token);
+    expect(header).toMatchObject({ alg: 'RS256', kid: issuer.jwks.keys[0]!.kid });
+    const result = await issuer.verify(token);
+    expect(result).toEqual({ ok: true, claims: expect.objectContaining({ sub: 'alice', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE }) });
+    const claims = decodeJwt(token);
+    expect(claims.exp! - claims.iat!).toBe(3600);
+  });
+
+  it('rejects alg none', async () => {
+    const payload = b64({ sub: 'alice', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE, exp: now() + 600 });
+    await expectRejected(`${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`, /algorithm/);
+    await expectRejected(`${b64({ alg: 'none', kid: issuer.jwks.keys[0]!.kid })}.${payload}.`, /algorithm/);
+  });
+
+  it('rejects HS256 signed with the public key as the HMAC secret (key confusion)', async () => {
+    const publicKey = await importJWK(issuer.jwks.keys[0]!, 'RS256', { extractable: true });
+    const pem = await exportSPKI(publicKey as CryptoKey);
+    for (const secret of [pem, JSON.stringify(issuer.jwks.keys[0])]) {
+      const token = await new SignJWT({ sub: 'mallory', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE })
+        .setProtectedHeader({ alg: 'HS256', kid: issuer.jwks.keys[0]!.kid })
+        .setExpirationTime('10m')
+        .sign(new TextEncoder().encode(secret));
+      await expectRejected(token, /algorithm/);
+    }
+  });
+
+  it('rejects other algorithms, even with a valid key', async () => {
+    const { privateKey } = await generateKeyPair('PS256');
+    const token = await new SignJWT({ sub: 'alice', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE })
+      .setProtectedHeader({ alg: 'PS256', kid: issuer.jwks.keys[0]!.kid })
+      .setExpirationTime('10m')
+      .sign(privateKey);
+    await expectRejected(token, /algorithm/);
+  });
+
+  it('rejects an unknown kid, a missing kid, and a foreign key under our kid', async () => {
+    const { privateKey } = await generateKeyPair('RS256');
+    const sign = (header: { alg: string; kid?: string }) =>
+      new SignJWT({ sub: 'alice', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE }).setProtectedHeader(header).setExpirationTime('10m').sign(privateKey);
+    await expectRejected(await sign({ alg: 'RS256', kid: 'some-other-key' }), /kid/);
+    await expectRejected(await sign({ alg: 'RS256' }), /kid/);
+    await expectRejected(await sign({ alg: 'RS256', kid: issuer.jwks.keys[0]!.kid! }), /signature/);
+    await expectRejected(await issuer.issueToken('alice', {}, { kid: 'unknown' }), /kid/);
+  });
+
+  it('rejects the wrong issuer', async () => {
+    await expectRejected(await issuer.issueToken('alice', {}, { iss: 'https://issuer.invalid/' }), /issuer/);
+  });
+
+  it('rejects the wrong audience, in aud or as one of several', async () => {
+    await expectRejected(await issuer.issueToken('alice', {}, { aud: 'someone-else' }), /audience/);
+    await expectRejected(await issuer.issueToken('alice', {}, { aud: ['a', 'b'] }), /audience/);
+    expect((await issuer.verify(await issuer.issueToken('alice', {}, { aud: ['a', LOCAL_AUDIENCE] }))).ok).toBe(true);
+  });
+
+  it('accepts client_id when aud is missing, but not when aud is present and wrong', async () => {
+    const viaClientId = await issuer.issueToken('alice', { client_id: LOCAL_AUDIENCE }, { aud: null });
+    expect(await issuer.verify(viaClientId)).toMatchObject({ ok: true });
+    await expectRejected(await issuer.issueToken('alice', { client_id: 'other' }, { aud: null }), /audience/);
+    await expectRejected(await issuer.issueToken('alice', {}, { aud: null }), /audience/);
+    await expectRejected(await issuer.issueToken('alice', { client_id: LOCAL_AUDIENCE }, { aud: 'other' }), /audience/);
+  });
+
+  it('rejects an expired token', async () => {
+    await expectRejected(await issuer.issueToken('alice', {}, { expiresInSeconds: -120 }), /expired/);
+    await expectRejected(await issuer.issueToken('alice', {}, { exp: now() - 1 }), /expired/);
+  });
+
+  it('rejects nbf in the future, accepts it in the past', async () => {
+    await expectRejected(await issuer.issueToken('alice', {}, { nbf: now() + 3600 }), /nbf/);
+    expect((await issuer.verify(await issuer.issueToken('alice', {}, { nbf: now() - 60 }))).ok).toBe(true);
+  });
+
+  it('rejects a token without exp', async () => {
+    await expectRejected(await issuer.issueToken('alice', {}, { exp: null }), /exp/);
+  });
+
+  it('rejects iat in the future', async () => {
+    await expectRejected(await issuer.issueToken('alice', {}, { iat: now() + 3600 }), /iat/);
+  });
+
+  it('rejects garbage', async () => {
+    for (const token of ['', 'garbage', 'a.b', '...', `${b64({ alg: 'RS256' })}.!!!.x`]) {
+      await expectRejected(token, /not a signed JWT/);
+    }
+    for (const token of ['a.b.c', 'x.y.z', 'e30.e30.e30']) await expectRejected(token, /malformed|algorithm/);
+  });
+
+  it('rejects a tampered payload and a stripped signature', async () => {
+    const good = await issuer.issueToken('alice');
+    const [header, payload, signature] = good.split('.') as [string, string, string];
+    const claims = decodeJwt(good);
+    await expectRejected(`${header}.${b64({ ...claims, sub: 'mallory' })}.${signature}`, /signature/);
+    await expectRejected(`${header}.${payload}.`);
+    await expectRejected(`${header}.${payload}`);
+  });
+
+  it('never throws, whatever the input', async () => {
+    await expect(issuer.verify('\u0000\u0001.\u0002.\u0003')).resolves.toMatchObject({ ok: false });
+  });
+});
+
+describe('verifierFromEnv', () => {
+  it('uses the local issuer unless both JWT_ISSUER and JWT_AUDIENCE are set', async () => {
+    const local = await verifierFromEnv(dataDir, {});
+    expect(local.localIssuer).toBeDefined();
+    expect(local.verifier.issuer).toBe(LOCAL_ISSUER);
+
+    const external = await verifierFromEnv(dataDir, { JWT_ISSUER: 'https://issuer.invalid', JWT_AUDIENCE: 'api' });
+    expect(external.localIssuer).toBeUndefined();
+    expect(external.verifier).toMatchObject({ issuer: 'https://issuer.invalid', audience: 'api' });
+    // Discovery fails here (no such host): a failed verification, not an exception.
+    const result = await external.verifier.verify(await issuer.issueToken('alice'));
+    expect(result.ok).toBe(false);
+
+    await expect(verifierFromEnv(dataDir, { JWT_ISSUER: 'https://issuer.invalid' })).rejects.toThrow(/JWT_AUDIENCE/);
+  });
+});
+
+describe('toAuthorizerJwt', () => {
+  it('turns every claim into a string the way API Gateway does', () => {
+    const jwt = toAuthorizerJwt({
+      sub: 'alice',
+      exp: 1787996002,
+      email_verified: true,
+      aud: ['a', 'b'],
+      'cognito:groups': ['admins', 'users'],
+      address: { street: 'Main', city: 'X' },
+      scope: 'read write',
+    });
+    expect(jwt.claims).toEqual({
+      sub: 'alice',
+      exp: '1787996002',
+      email_verified: 'true',
+      aud: '[a b]',
+      'cognito:groups': '[admins users]',
+      address: 'map[city:X street:Main]',
+      scope: 'read write',
+    });
+    // No route declares authorization scopes, and API Gateway then sends null.
+    expect(jwt.scopes).toBeNull();
+  });
+
+  it('lists the token scopes when the route declares scopes', () => {
+    expect(toAuthorizerJwt({ scope: 'a b' }, ['a']).scopes).toEqual(['a', 'b']);
+    expect(toAuthorizerJwt({ scp: ['a', 'b'] }, ['a']).scopes).toEqual(['a', 'b']);
+    expect(toAuthorizerJwt({}, ['a']).scopes).toEqual([]);
+  });
+});
