@@ -6,10 +6,15 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { forbidden, HttpError, notFound } from './errors';
 import type { Caller, Role } from './types';
 
+/** OpenID Connect Core §2: `sub` MUST NOT exceed 255 ASCII characters. */
+const MAX_SUBJECT_LENGTH = 255;
+
 export function callerOf(event: APIGatewayProxyEventV2WithJWTAuthorizer): Caller {
   const sub = event.requestContext?.authorizer?.jwt?.claims?.sub;
-  if (typeof sub !== 'string' || sub === '') {
-    throw new HttpError('unauthorized', 'The token has no subject.', { headers: { 'WWW-Authenticate': 'Bearer' } });
+  if (typeof sub !== 'string' || sub === '' || sub.length > MAX_SUBJECT_LENGTH || !sub.isWellFormed()) {
+    throw new HttpError('unauthorized', 'The token has no usable subject (`sub`, at most 255 characters).', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
   }
   return { userId: sub };
 }

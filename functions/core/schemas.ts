@@ -16,19 +16,21 @@ export const MAX_PAGE_SIZE = 100;
 /** Marks an issue that is a 413 rather than a 400 (content over its byte limit). */
 export const PAYLOAD_TOO_LARGE = { status: 413 } as const;
 
+/** JSON can carry lone UTF-16 surrogates; they have no UTF-8 form, so text must be well formed. */
+const text = () => z.string().refine((value) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)');
+
 export const idSchema = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 characters of A-Z, a-z, 0-9, "_" or "-"');
 
-export const nameSchema = z
-  .string()
+export const nameSchema = text()
   .transform(normalizeName)
   .check((ctx) => {
     const problem = nameProblem(ctx.value);
     if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
   });
 
-const contentSchema = z.string().check((ctx) => {
+const contentSchema = text().check((ctx) => {
   if (Buffer.byteLength(ctx.value, 'utf8') > MAX_CONTENT_BYTES) {
     ctx.issues.push({
       code: 'custom',
@@ -68,8 +70,7 @@ export type PageQuery = z.infer<typeof pageQuery>;
 
 export const createRepositoryBody = z.strictObject({
   name: nameSchema,
-  description: z
-    .string()
+  description: text()
     .max(MAX_DESCRIPTION_LENGTH, `must be at most ${MAX_DESCRIPTION_LENGTH} characters`)
     .default(''),
 });

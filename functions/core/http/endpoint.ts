@@ -7,6 +7,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type {
+  Context,
   APIGatewayProxyEventV2WithJWTAuthorizer as Event,
   APIGatewayProxyStructuredResultV2 as Result,
 } from 'aws-lambda';
@@ -14,6 +15,7 @@ import type { z } from 'zod';
 import { callerOf } from '../auth';
 import { HttpError, problemResponse, toHttpError } from '../errors';
 import { logger } from '../logger';
+import { currentMetrics, measured } from '../store/metrics';
 import type { Caller } from '../types';
 import { requestGuards } from './request-guards';
 import type { EndpointResponse } from './responses';
@@ -66,9 +68,18 @@ const accessLog = (): MiddlewareObj<Event, Result> => {
       path: event.rawPath,
       status: response?.statusCode,
       durationMs: Math.round(performance.now() - (started.get(event) ?? performance.now())),
+      dynamodb: currentMetrics(),
     });
   };
   return { before: ({ event }) => void started.set(event, performance.now()), after: log, onError: log };
+};
+
+/**
+ * requestGuards already checked the media type, case-insensitively as RFC 9110 wants; the
+ * parser's own check is case-sensitive. The option exists in middy 6 but not in its types.
+ */
+const jsonParserOptions: Parameters<typeof httpJsonBodyParser>[0] & { disableContentTypeCheck: boolean } = {
+  disableContentTypeCheck: true,
 };
 
 export function endpoint<S extends InputSchemas>(
@@ -80,8 +91,8 @@ export function endpoint<S extends InputSchemas>(
     .use(accessLog())
     .use(problemErrors())
     .use(requestGuards({ jsonBody: schemas.body !== undefined }));
-  if (schemas.body) stack.use(httpJsonBodyParser());
-  return stack.handler(async (event) => {
+  if (schemas.body) stack.use(httpJsonBodyParser(jsonParserOptions));
+  const handler = stack.handler(async (event) => {
     const caller = callerOf(event);
     const input = validateInput(schemas, {
       params: event.pathParameters,
@@ -91,4 +102,6 @@ export function endpoint<S extends InputSchemas>(
     const response = await run({ caller, ...(input as Omit<EndpointRequest<S>, 'caller' | 'headers'>), headers: event.headers ?? {} });
     return toResult(response);
   });
+  // Outside middy, so the access log sees every DynamoDB request the invocation made.
+  return async (event: Event, context: Context): Promise<Result> => (await measured(() => handler(event, context))).result;
 }

@@ -13,6 +13,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unavailable } from '../errors';
 import type { Key } from './keys';
+import { recordRequest } from './metrics';
 
 export type Item = Record<string, unknown>;
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -21,7 +22,8 @@ let documentClient: DynamoDBDocumentClient | undefined;
 
 /** Created on first use, from the environment: TABLE_NAME, and DYNAMODB_ENDPOINT locally. */
 export function db(): DynamoDBDocumentClient {
-  documentClient ??= DynamoDBDocumentClient.from(
+  if (documentClient) return documentClient;
+  documentClient = DynamoDBDocumentClient.from(
     new DynamoDBClient({
       endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
       maxAttempts: 3,
@@ -29,6 +31,21 @@ export function db(): DynamoDBDocumentClient {
       requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
     }),
     { marshallOptions: { removeUndefinedValues: true } },
+  );
+  // Every request reports its consumed capacity, for the per-request access log.
+  documentClient.middlewareStack.add(
+    (next, context) => async (args) => {
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      try {
+        const result = await next(args);
+        recordRequest(context.commandName ?? 'unknown', (result.output as { ConsumedCapacity?: never }).ConsumedCapacity);
+        return result;
+      } catch (error) {
+        recordRequest(context.commandName ?? 'unknown', undefined);
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'consumedCapacity' },
   );
   return documentClient;
 }
@@ -145,6 +162,9 @@ export async function transactWrite(items: TransactItem[]): Promise<void> {
       if (!(error instanceof TransactionCanceledException)) throw error;
       const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
       if (codes.includes('ConditionalCheckFailed')) throw new ConditionFailed();
+      // Only a conflict with another transaction is worth retrying; anything else
+      // (throttling, a validation error) goes to the error mapping as it is.
+      if (!codes.includes('TransactionConflict')) throw error;
       if (attempt >= 4) throw unavailable('Too many concurrent changes; retry shortly.');
       await backoff(attempt);
     }

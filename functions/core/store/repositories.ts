@@ -3,7 +3,8 @@ import { authorize } from '../auth';
 import { newId, now } from '../ids';
 import { nameKey } from '../names';
 import type { PageQuery } from '../schemas';
-import type { Caller, Folder, Page, Repository } from '../types';
+import { notFound } from '../errors';
+import type { Caller, Folder, Page, Repository, Role } from '../types';
 import { getItems, itemIsAbsent, optimistically, put, transactWrite, update } from './client';
 import { accessKey, folderKey, MEMBERSHIP_PREFIX, membershipKey, repositoryKey, roleAttribute, userPartition } from './keys';
 import { pageRequest, readPage } from './pages';
@@ -60,4 +61,22 @@ export async function listRepositories(caller: Caller, query: PageQuery): Promis
   const request = pageRequest(`repositories:${caller.userId}`, userPartition(caller.userId), MEMBERSHIP_PREFIX, query);
   const page = await readPage(request);
   return { items: page.items.map((item) => toRepository(item, item.role as Repository['role'])), nextToken: page.nextToken };
+}
+
+/**
+ * Makes `userId` a member of a repository with `role`: the membership (for their GET /) and
+ * the role in their ACCESS item, in one transaction. No endpoint shares repositories yet;
+ * this is the write a sharing endpoint will make, and tests use it to exercise roles.
+ */
+export function addMember(repositoryId: string, userId: string, role: Role): Promise<void> {
+  return optimistically(async () => {
+    const lookup = await getItems([repositoryKey(repositoryId)]);
+    const item = lookup(repositoryKey(repositoryId));
+    if (!item) throw notFound('Repository');
+    const repository = toRepository(item, role);
+    await transactWrite([
+      put({ ...membershipKey(userId, nameKey(repository.name), repositoryId), ...repository, userId }),
+      update(accessKey(userId), 'SET #role = :role', { '#role': roleAttribute(repositoryId) }, { ':role': role }),
+    ]);
+  });
 }
