@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkPrecondition, isConditional, parseIfMatch } from '../../functions/core/preconditions';
-import { HttpError } from '../../functions/core/errors';
+import { statusOf } from '../support/errors';
 
-const status = (run: () => unknown) => {
-  try {
-    run();
-    return 'passed';
-  } catch (error) {
-    return (error as HttpError).status;
-  }
-};
 
 describe('If-Match', () => {
   it('parses strong tags, lists and *', () => {
@@ -22,21 +14,21 @@ describe('If-Match', () => {
   it('keeps weak and foreign tags as never matching', () => {
     expect(parseIfMatch('W/"3"')).toEqual([]);
     expect(parseIfMatch('"abc"')).toEqual([]);
-    expect(status(() => checkPrecondition({ ifMatch: parseIfMatch('W/"3"') }, 3))).toBe(412);
+    expect(statusOf(() => checkPrecondition({ ifMatch: parseIfMatch('W/"3"') }, 3))).toBe(412);
   });
 
   it('rejects malformed headers with 400', () => {
-    expect(status(() => parseIfMatch('3'))).toBe(400);
-    expect(status(() => parseIfMatch('"3'))).toBe(400);
+    expect(statusOf(() => parseIfMatch('3'))).toBe(400);
+    expect(statusOf(() => parseIfMatch('"3'))).toBe(400);
   });
 
   it('compares If-Match and body version with the stored version', () => {
-    expect(status(() => checkPrecondition({ ifMatch: [2] }, 2))).toBe('passed');
-    expect(status(() => checkPrecondition({ ifMatch: [1] }, 2))).toBe(412);
-    expect(status(() => checkPrecondition({ version: 2 }, 2))).toBe('passed');
-    expect(status(() => checkPrecondition({ version: 1 }, 2))).toBe(412);
-    expect(status(() => checkPrecondition({ ifMatch: [2], version: 1 }, 2))).toBe(412);
-    expect(status(() => checkPrecondition({}, 7))).toBe('passed');
+    expect(statusOf(() => checkPrecondition({ ifMatch: [2] }, 2))).toBe('ok');
+    expect(statusOf(() => checkPrecondition({ ifMatch: [1] }, 2))).toBe(412);
+    expect(statusOf(() => checkPrecondition({ version: 2 }, 2))).toBe('ok');
+    expect(statusOf(() => checkPrecondition({ version: 1 }, 2))).toBe(412);
+    expect(statusOf(() => checkPrecondition({ ifMatch: [2], version: 1 }, 2))).toBe(412);
+    expect(statusOf(() => checkPrecondition({}, 7))).toBe('ok');
   });
 
   it('knows when a write is conditional', () => {

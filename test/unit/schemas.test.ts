@@ -56,4 +56,13 @@ describe('request validation', () => {
       expect(failure(() => validateInput({ body: createDocumentBody }, { params: {}, query: {}, body })).status).toBe(400);
     }
   });
+
+  it('rejects lone surrogates, which have no UTF-8 form', () => {
+    const body = (fields: Record<string, unknown>) => ({ folderId: 'f', name: 'n', ...fields });
+    for (const fields of [{ name: 'a\ud800b' }, { content: 'x\udc00' }]) {
+      const error = failure(() => validateInput({ body: createDocumentBody }, { params: {}, query: {}, body: body(fields) }));
+      expect(error.status).toBe(400);
+      expect(error.options.errors?.[0]?.path).toBe(Object.keys(fields)[0]);
+    }
+  });
 });

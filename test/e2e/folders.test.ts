@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWithOwner, type TestService } from '../support/service';
+import {
+  type Folder,
+  type Repository,
+  type User,
+  SERVICE_ID,
+  byName,
+  expectJson,
+  expectProblem,
+  expectRecentTime,
+  listAll,
+  locationPath,
+  namesIn,
+  newDocument,
+  newFolder,
+  newRepository,
+  uniqueName,
+} from '../support/http';
+
+let svc: TestService;
+let user: User;
+let repo: Repository;
+beforeAll(async () => void ({ svc, user, repo } = await startWithOwner()), 60_000);
+afterAll(() => svc.stop());
+
+/** A fresh, empty folder under the root, so each test starts from nothing. */
+const freshFolder = () => newFolder(user.api, repo.rootFolderId);
+
+describe('POST /folder', () => {
+  it('creates a folder: 201, Location, every field', async () => {
+    const name = uniqueName('Folder');
+    const res = await user.api.post('/folder', { parentId: repo.rootFolderId, name });
+
+    expectJson(res, 201);
+    const folder = res.body as Folder;
+    expect(folder).toEqual({
+      id: expect.stringMatching(SERVICE_ID),
+      repositoryId: repo.id,
+      parentId: repo.rootFolderId,
+      name,
+      createdAt: expect.any(String),
+      createdBy: user.sub,
+      updatedAt: expect.any(String),
+      updatedBy: user.sub,
+    });
+    expect(locationPath(res)).toBe(`/folder/${folder.id}`);
+    expectRecentTime(folder.createdAt);
+    expectRecentTime(folder.updatedAt);
+  });
+
+  it('creates nested folders', async () => {
+    const parent = await freshFolder();
+    const child = await newFolder(user.api, parent.id, 'child');
+    const grandchild = await newFolder(user.api, child.id, 'grandchild');
+    expect(child).toMatchObject({ parentId: parent.id, repositoryId: repo.id });
+    expect(grandchild).toMatchObject({ parentId: child.id, repositoryId: repo.id });
+  });
+
+  it('stores the name trimmed and in NFC', async () => {
+    const parent = await freshFolder();
+    const res = await user.api.post('/folder', { parentId: parent.id, name: '\tcafe\u0301 ' });
+    expectJson(res, 201);
+    expect(res.body.name).toBe('caf\u00e9');
+  });
+});
+
+describe('GET /folder/{id}', () => {
+  it('returns the folder as created', async () => {
+    const folder = await freshFolder();
+    const res = await user.api.get(`/folder/${folder.id}`);
+    expectJson(res, 200);
+    expect(res.body).toEqual(folder);
+  });
+});
+
+describe('GET /folder/{id}/folders', () => {
+  it('lists direct sub folders only', async () => {
+    const parent = await freshFolder();
+    const a = await newFolder(user.api, parent.id, 'a');
+    const b = await newFolder(user.api, parent.id, 'b');
+    await newFolder(user.api, a.id, 'nested');
+    await newDocument(user.api, parent.id, { name: 'a document' });
+
+    const res = await user.api.get(`/folder/${parent.id}/folders`);
+    expectJson(res, 200);
+    expect(res.body.nextToken).toBeUndefined();
+    expect(res.body.items.map((f: Folder) => f.id)).toEqual([a.id, b.id]);
+    expect(res.body.items[1]).toEqual(b);
+    expect(Object.keys(res.body.items[0]).sort()).toEqual(Object.keys(a).sort());
+  });
+
+  it('orders by name, case-insensitively', async () => {
+    const parent = await freshFolder();
+    for (const name of ['delta', 'Alpha', 'charlie', 'Bravo', 'alpine']) await newFolder(user.api, parent.id, name);
+    expect(await namesIn(user.api, parent.id, 'folders')).toEqual(['Alpha', 'alpine', 'Bravo', 'charlie', 'delta']);
+  });
+
+  it('pages with limit and nextToken: no duplicates, no gaps, no token on the last page', async () => {
+    const parent = await freshFolder();
+    const created: Folder[] = [];
+    for (let i = 0; i < 7; i++) created.push(await newFolder(user.api, parent.id, `${i % 2 ? 'F' : 'f'}older ${i}`));
+
+    const { items, pages } = await listAll<Folder>(user.api, `/folder/${parent.id}/folders`, 3);
+    expect(pages.map((p) => p.length)).toEqual([3, 3, 1]);
+    expect(items).toEqual(byName(created));
+  });
+});
+
+describe('names within a folder', () => {
+  it('rejects a folder whose name another folder has, in any case: 409', async () => {
+    const parent = await freshFolder();
+    await newFolder(user.api, parent.id, 'Reports');
+    for (const name of ['Reports', 'reports', 'REPORTS', ' reports ']) {
+      expectProblem(await user.api.post('/folder', { parentId: parent.id, name }), 409);
+    }
+    expect(await namesIn(user.api, parent.id, 'folders')).toEqual(['Reports']);
+  });
+
+  it('rejects a folder whose name a document has, in any case: 409', async () => {
+    const parent = await freshFolder();
+    await newDocument(user.api, parent.id, { name: 'Budget' });
+    expectProblem(await user.api.post('/folder', { parentId: parent.id, name: 'budget' }), 409);
+    expect(await namesIn(user.api, parent.id, 'folders')).toEqual([]);
+  });
+
+  it('rejects a document whose name a folder has, in any case: 409', async () => {
+    const parent = await freshFolder();
+    await newFolder(user.api, parent.id, 'Plans');
+    expectProblem(await user.api.post('/document', { folderId: parent.id, name: 'PLANS' }), 409);
+    expect(await namesIn(user.api, parent.id, 'documents')).toEqual([]);
+  });
+
+  it('compares names in NFC: composed and decomposed accents clash', async () => {
+    const parent = await freshFolder();
+    await newFolder(user.api, parent.id, 'caf\u00e9'); // é as one code point
+    expectProblem(await user.api.post('/folder', { parentId: parent.id, name: 'cafe\u0301' }), 409); // e + combining acute
+    expectProblem(await user.api.post('/folder', { parentId: parent.id, name: 'CAFE\u0301' }), 409);
+    expectProblem(await user.api.post('/document', { folderId: parent.id, name: 'CAF\u00c9' }), 409);
+    expect(await namesIn(user.api, parent.id, 'folders')).toEqual(['caf\u00e9']);
+  });
+
+  it('does not confuse names that only look alike without normalisation', async () => {
+    const parent = await freshFolder();
+    await newFolder(user.api, parent.id, 'cafe');
+    await newFolder(user.api, parent.id, 'caf\u00e9');
+    expect(await namesIn(user.api, parent.id, 'folders')).toHaveLength(2);
+  });
+
+  it('allows the same name in different folders and repositories', async () => {
+    const one = await freshFolder();
+    const two = await freshFolder();
+    const other = await newRepository(user.api);
+    await newFolder(user.api, one.id, 'Shared');
+    await newFolder(user.api, two.id, 'Shared');
+    await newFolder(user.api, other.rootFolderId, 'Shared');
+    const nested = await newFolder(user.api, one.id, 'inner');
+    await newFolder(user.api, nested.id, 'Shared');
+    expect(await namesIn(user.api, two.id, 'folders')).toEqual(['Shared']);
+  });
+
+  it("allows a folder named like its parent or its repository", async () => {
+    const parent = await newFolder(user.api, repo.rootFolderId, uniqueName('Parent'));
+    await newFolder(user.api, parent.id, parent.name);
+    await newFolder(user.api, repo.rootFolderId, repo.name);
+  });
+});

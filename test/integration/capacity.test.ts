@@ -1,0 +1,69 @@
+/**
+ * Consumed capacity per operation for a 1 KB document, as DynamoDB reports it
+ * (ReturnConsumedCapacity: TOTAL). docs/data-model.md quotes these numbers.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createDocument, deleteDocument, getDocument, updateDocument } from '../../functions/core/store/documents';
+import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '../../functions/core/store/folders';
+import { measured, type StoreMetrics } from '../../functions/core/store/metrics';
+import { createRepository, getRepository, listRepositories } from '../../functions/core/store/repositories';
+import { createTestTable } from '../support/dynamodb';
+
+const table: Record<string, StoreMetrics> = {};
+async function measure(name: string, work: () => Promise<unknown>) {
+  const { metrics } = await measured(work);
+  table[name] = metrics;
+  return metrics;
+}
+
+beforeAll(async () => {
+  const { endpoint, tableName } = await createTestTable();
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    PAGING_TOKEN_SECRET: 'capacity-secret',
+  });
+});
+
+describe('consumed capacity for a 1 KB document', () => {
+  it('matches the access-pattern table', async () => {
+    const caller = { userId: 'capacity-user' };
+    const content = 'x'.repeat(1024);
+    let repositoryId = '';
+    await measure('POST /', async () => {
+      repositoryId = (await createRepository(caller, { name: 'Capacity', description: '' })).id;
+    });
+    await measure('GET /', () => listRepositories(caller, { limit: 50 }));
+    await measure('GET /{id}', () => getRepository(caller, repositoryId));
+    await measure('GET /{id}/folder', () => getRootFolder(caller, repositoryId));
+    let folderId = '';
+    await measure('POST /folder', async () => {
+      folderId = (await createFolder(caller, { parentId: repositoryId, name: 'Sub' })).id;
+    });
+    await measure('GET /folder/{id}', () => getFolder(caller, folderId));
+    await measure('GET /folder/{id}/folders', () => listFolders(caller, repositoryId, { limit: 50 }));
+    let documentId = '';
+    await measure('POST /document', async () => {
+      documentId = (await createDocument(caller, { folderId, name: 'one-kb.txt', content, contentType: 'text/plain' })).id;
+    });
+    await measure('GET /folder/{id}/documents', () => listDocuments(caller, folderId, { limit: 50 }));
+    await measure('GET /document/{id}', () => getDocument(caller, documentId));
+    await measure('PUT /document (content)', () => updateDocument(caller, { id: documentId, content: 'y'.repeat(1024) }, {}));
+    await measure('PUT /document (rename)', () => updateDocument(caller, { id: documentId, name: 'renamed.txt' }, {}));
+    await measure('DELETE /document/{id}', () => deleteDocument(caller, documentId, {}));
+
+    console.table(
+      Object.fromEntries(
+        Object.entries(table).map(([k, m]) => [k, { requests: m.requests.join(' + '), RCU: m.readCapacityUnits, WCU: m.writeCapacityUnits }]),
+      ),
+    );
+    // Reads never write, writes never exceed one transaction.
+    for (const [name, metrics] of Object.entries(table)) {
+      if (name.startsWith('GET')) expect(metrics.writeCapacityUnits, name).toBe(0);
+      expect(metrics.requests.filter((r) => r === 'TransactWriteItems').length, name).toBeLessThanOrEqual(1);
+    }
+  });
+});

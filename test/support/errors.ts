@@ -1,0 +1,12 @@
+import { HttpError } from '../../functions/core/errors';
+
+/** 'ok' when `run` returns, else the status of the HttpError it throws (anything else rethrows). */
+export function statusOf(run: () => unknown): number | 'ok' {
+  try {
+    run();
+    return 'ok';
+  } catch (error) {
+    if (error instanceof HttpError) return error.status;
+    throw error;
+  }
+}

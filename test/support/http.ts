@@ -1,0 +1,277 @@
+/**
+ * A thin fetch client for the end-to-end tests, plus fixtures that build data through the
+ * public API only (never through the database) and the assertions every error answer shares.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import type { Document as CoreDocument, Folder, Repository } from '../../functions/core/types';
+
+/** What the tests need of the running service (test/support/service.ts provides it). */
+export interface TestService {
+  url: string;
+  issueToken(sub: string, extraClaims?: Record<string, unknown>, options?: Record<string, unknown>): Promise<string>;
+}
+
+export interface HttpResponse {
+  /** `METHOD /path`, for failure messages. */
+  request: string;
+  status: number;
+  headers: Headers;
+  /** Parsed JSON when the response says it is JSON, otherwise the raw text (`''` when empty). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+}
+
+export interface RequestOptions {
+  /** Sent as JSON with `Content-Type: application/json`. */
+  json?: unknown;
+  /** Sent as is; a `Uint8Array` goes without any `Content-Type` unless `headers` sets one. */
+  raw?: string | Uint8Array;
+  headers?: Record<string, string>;
+}
+
+export class Api {
+  readonly baseUrl: string;
+
+  constructor(baseUrl: string, readonly token?: string) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  /** The same caller with another `Authorization` (or none). */
+  withToken(token: string | undefined): Api {
+    return new Api(this.baseUrl, token);
+  }
+
+  async request(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse> {
+    const headers: Record<string, string> = {};
+    if (this.token !== undefined) headers['authorization'] = `Bearer ${this.token}`;
+    let body: string | Uint8Array | undefined;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] = 'application/json';
+    } else if (options.raw !== undefined) {
+      body = options.raw;
+    }
+    for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+
+    const res = await fetch(this.baseUrl + path, { method, headers, body });
+    const text = await res.text();
+    const contentType = res.headers.get('content-type') ?? '';
+    let parsed: unknown = text;
+    if (text !== '' && /^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    return { request: `${method} ${path}`, status: res.status, headers: res.headers, body: parsed, text };
+  }
+
+  get(path: string, headers?: Record<string, string>) {
+    return this.request('GET', path, { headers });
+  }
+  post(path: string, json: unknown, headers?: Record<string, string>) {
+    return this.request('POST', path, { json, headers });
+  }
+  put(path: string, json: unknown, headers?: Record<string, string>) {
+    return this.request('PUT', path, { json, headers });
+  }
+  delete(path: string, headers?: Record<string, string>) {
+    return this.request('DELETE', path, { headers });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources as the contract (API.md §1) describes them.
+
+export type { Folder, Repository } from '../../functions/core/types';
+/** A document as any response shows it: `content` is absent from lists. */
+export type Document = Omit<CoreDocument, 'content'> & { content?: string };
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures.
+
+export interface User {
+  sub: string;
+  api: Api;
+}
+
+/** A caller nobody else uses: a random `sub` with a valid token. */
+export async function newUser(svc: TestService): Promise<User> {
+  const sub = `user-${randomUUID()}`;
+  return { sub, api: new Api(svc.url, await svc.issueToken(sub)) };
+}
+
+/** A name no other test uses. */
+export function uniqueName(prefix = 'item'): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/** A well-formed id that names nothing (the shape of a service-made id). */
+export function randomId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** Throws with the whole exchange when a fixture step does not answer as expected. */
+export function ensure(res: HttpResponse, status: number): HttpResponse {
+  if (res.status !== status) throw new Error(`${res.request}: expected ${status}, got ${res.status} ${res.text}`);
+  return res;
+}
+
+export async function newRepository(api: Api, fields: { name?: string; description?: string } = {}): Promise<Repository> {
+  const res = await api.post('/', { name: fields.name ?? uniqueName('repo'), ...(fields.description === undefined ? {} : { description: fields.description }) });
+  return ensure(res, 201).body as Repository;
+}
+
+export async function newFolder(api: Api, parentId: string, name = uniqueName('folder')): Promise<Folder> {
+  return ensure(await api.post('/folder', { parentId, name }), 201).body as Folder;
+}
+
+export async function newDocument(
+  api: Api,
+  folderId: string,
+  fields: { name?: string; content?: string; contentType?: string; id?: string } = {},
+): Promise<Document> {
+  const res = await api.post('/document', { folderId, name: uniqueName('doc'), ...fields });
+  return ensure(res, 201).body as Document;
+}
+
+export async function getDocument(api: Api, id: string): Promise<Document> {
+  return ensure(await api.get(`/document/${id}`), 200).body as Document;
+}
+
+/** Follows `nextToken` to the end of a list; every page must be a 200. */
+export async function listAll<T = { id: string; name: string }>(
+  api: Api,
+  path: string,
+  limit?: number,
+): Promise<{ items: T[]; pages: T[][]; tokens: string[] }> {
+  const pages: T[][] = [];
+  const tokens: string[] = [];
+  let token: string | undefined;
+  do {
+    const query = new URLSearchParams();
+    if (limit !== undefined) query.set('limit', String(limit));
+    if (token !== undefined) query.set('nextToken', token);
+    const qs = query.toString();
+    const res = ensure(await api.get(qs ? `${path}?${qs}` : path), 200);
+    expect(Array.isArray(res.body.items), `${res.request}: items`).toBe(true);
+    pages.push(res.body.items as T[]);
+    token = res.body.nextToken;
+    if (token !== undefined && (typeof token !== 'string' || token === '')) {
+      throw new Error(`${res.request}: nextToken must be absent or a non-empty string, got ${JSON.stringify(token)}`);
+    }
+    if (token !== undefined) tokens.push(token);
+    if (pages.length > 200) throw new Error(`${path}: more than 200 pages, the nextToken never ends`);
+  } while (token !== undefined);
+  return { items: pages.flat(), pages, tokens };
+}
+
+/** The names of a folder's sub folders or documents (one big page). */
+export async function namesIn(api: Api, folderId: string, kind: 'folders' | 'documents'): Promise<string[]> {
+  const { items } = await listAll<{ name: string }>(api, `/folder/${folderId}/${kind}`, 100);
+  return items.map((i) => i.name);
+}
+
+/** Runs `fn` over `items` with at most `width` in flight (fixture set-up, not a race). */
+export async function inBatches<T, R>(items: readonly T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return results;
+}
+
+/** The contract's order: by name, case-insensitively (lower case of NFC), ascending. */
+export function byName<T extends { name: string }>(items: readonly T[]): T[] {
+  const key = (s: string) => s.normalize('NFC').toLowerCase();
+  return [...items].sort((a, b) => (key(a.name) < key(b.name) ? -1 : key(a.name) > key(b.name) ? 1 : 0));
+}
+
+/** How many responses of a race had each status, e.g. `{ 201: 1, 409: 7 }`. */
+export function countStatuses(responses: readonly HttpResponse[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const r of responses) counts[r.status] = (counts[r.status] ?? 0) + 1;
+  return counts;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assertions.
+
+export const problemType = {
+  400: 'urn:problem-type:documents:validation-error',
+  malformedJson: 'urn:problem-type:documents:malformed-json',
+  401: 'urn:problem-type:documents:unauthorized',
+  403: 'urn:problem-type:documents:forbidden',
+  404: 'urn:problem-type:documents:not-found',
+  405: 'urn:problem-type:documents:method-not-allowed',
+  409: 'urn:problem-type:documents:conflict',
+  412: 'urn:problem-type:documents:precondition-failed',
+  413: 'urn:problem-type:documents:payload-too-large',
+  415: 'urn:problem-type:documents:unsupported-media-type',
+} as const;
+
+type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 413 | 415;
+
+/** Traces of internals an error body must never show: stack frames, source paths. */
+const INTERNALS = /(\n|\\n)\s*at\s|\bat \S+ \([^)]*:\d+:\d+\)|\bat (file|node):|\.(ts|js|mjs|cjs):\d+|node_modules|\/work\//;
+
+/**
+ * An RFC 9457 problem with the status, the stable `type` for it, a title, `errors` only on a
+ * validation error, and nothing of the service's internals.
+ */
+export function expectProblem(res: HttpResponse, status: ProblemStatus, type: string = problemType[status]): void {
+  expect(res.status, `${res.request} → ${res.status} ${res.text}`).toBe(status);
+  expect(res.headers.get('content-type'), `${res.request}: content-type`).toMatch(/^application\/problem\+json/i);
+  expect(res.body, `${res.request}: body`).toMatchObject({ type, status });
+  expect(typeof res.body.title, `${res.request}: title`).toBe('string');
+  expect(res.body.title.length).toBeGreaterThan(0);
+  expect(res.text, `${res.request}: shows internals`).not.toMatch(INTERNALS);
+  expect(res.headers.get('cache-control') ?? '', `${res.request}: cache-control`).toMatch(/no-store/);
+  if (type === problemType[400]) {
+    expect(Array.isArray(res.body.errors), `${res.request}: errors[]`).toBe(true);
+    expect(res.body.errors.length).toBeGreaterThan(0);
+    for (const e of res.body.errors) {
+      expect(typeof e.path, `${res.request}: errors[].path`).toBe('string');
+      expect(typeof e.message, `${res.request}: errors[].message`).toBe('string');
+    }
+  } else {
+    expect(res.body.errors, `${res.request}: errors only on validation`).toBeUndefined();
+  }
+}
+
+/** A 400 validation error that names `path` among its errors. */
+export function expectValidationError(res: HttpResponse, path: string): void {
+  expectProblem(res, 400);
+  const paths = (res.body.errors as { path: string }[]).map((e) => e.path);
+  expect(paths, `${res.request}: errors[].path`).toContain(path);
+}
+
+/** A successful JSON answer with the given status, private (`Cache-Control: no-store`). */
+export function expectJson(res: HttpResponse, status: 200 | 201): void {
+  expect(res.status, `${res.request} → ${res.status} ${res.text}`).toBe(status);
+  expect(res.headers.get('content-type'), `${res.request}: content-type`).toMatch(/^application\/json; ?charset=utf-8$/i);
+  expect(res.headers.get('cache-control') ?? '', `${res.request}: cache-control`).toMatch(/no-store/);
+}
+
+/** An ISO 8601 UTC time close to now. */
+export function expectRecentTime(value: unknown): void {
+  expect(value).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+  const ms = Date.parse(value as string);
+  expect(Math.abs(Date.now() - ms)).toBeLessThan(120_000);
+}
+
+/** The path of a `Location` header, whether the service sent it relative or absolute. */
+export function locationPath(res: HttpResponse): string | undefined {
+  const location = res.headers.get('location');
+  return location === null ? undefined : new URL(location, 'http://service.invalid').pathname;
+}
+
+export const SERVICE_ID = /^[A-Za-z0-9_-]{22}$/;

@@ -1,0 +1,30 @@
+import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { authorize, callerOf } from '../../functions/core/auth';
+import { statusOf } from '../support/errors';
+
+const eventWithSub = (sub: unknown) =>
+  ({ requestContext: { authorizer: { jwt: { claims: { sub }, scopes: null } } } }) as unknown as APIGatewayProxyEventV2WithJWTAuthorizer;
+
+
+describe('the caller', () => {
+  it('is the token subject', () => {
+    expect(callerOf(eventWithSub('alice'))).toEqual({ userId: 'alice' });
+    expect(callerOf(eventWithSub('a'.repeat(255)))).toEqual({ userId: 'a'.repeat(255) });
+  });
+
+  it('is refused (401) without a usable subject', () => {
+    for (const sub of [undefined, '', 42, 'a'.repeat(256), 'bad\ud800']) expect(statusOf(() => callerOf(eventWithSub(sub)))).toBe(401);
+  });
+});
+
+describe('roles', () => {
+  it('let every member read, owners and editors write, and hide the resource from others', () => {
+    expect(statusOf(() => authorize('viewer', 'read', 'Folder'))).toBe('ok');
+    expect(statusOf(() => authorize('editor', 'write', 'Folder'))).toBe('ok');
+    expect(statusOf(() => authorize('owner', 'write', 'Folder'))).toBe('ok');
+    expect(statusOf(() => authorize('viewer', 'write', 'Folder'))).toBe(403);
+    expect(statusOf(() => authorize(undefined, 'read', 'Folder'))).toBe(404);
+    expect(statusOf(() => authorize(undefined, 'write', 'Folder'))).toBe(404);
+  });
+});
