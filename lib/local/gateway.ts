@@ -11,6 +11,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
+import { HttpError, problemResponse, type ProblemKind } from '../../functions/core/errors';
 import { fallbackRoute, findRoute, type Route } from '../../functions/routes';
 import { toAuthorizerJwt, type AuthorizerJwt, type JwtClaims, type TokenVerifier } from './jwt';
 
@@ -199,17 +200,17 @@ export function buildContext(functionName: string, awsRequestId: string = random
   };
 }
 
-/** problem+json the way the handlers write it (docs/api-decisions.md). */
-export function problem(status: number, kind: string, title: string, detail: string, headers: Record<string, string> = {}): GatewayResponse {
-  return {
-    statusCode: status,
-    headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...headers },
-    cookies: [],
-    body: Buffer.from(JSON.stringify({ type: `urn:problem-type:documents:${kind}`, title, status, detail })),
-  };
+/** problem+json from the service's own error catalogue (functions/core/errors.ts). */
+export function problem(kind: ProblemKind, detail: string, headers: Record<string, string> = {}): GatewayResponse {
+  const response = problemResponse(new HttpError(kind, detail, { headers }));
+  return { statusCode: response.statusCode, headers: lowerCaseKeys(response.headers), cookies: [], body: Buffer.from(response.body) };
 }
 
-const internalError = () => problem(500, 'internal', 'Internal Server Error', 'The server failed to answer the request.');
+function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
+const internalError = () => problem('internal', 'The server failed to answer the request.');
 
 /**
  * Turns a handler's result into an HTTP answer, or undefined when it is not a valid payload
@@ -322,7 +323,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     const body = await readBody(req, maxBodyBytes, awaitingContinue ? () => res.writeContinue() : undefined);
     if (body === 'too-large') {
-      return problem(413, 'payload-too-large', 'Payload Too Large', `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
+      return problem('payload-too-large', `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
     }
 
     const resolution = resolveRoute(method, path);
@@ -331,11 +332,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       const authorization = headerValue(req, 'authorization');
       const token = bearerToken(authorization);
       if (!token) {
-        return problem(401, 'unauthorized', 'Unauthorized', 'A bearer token is required: send `Authorization: Bearer <JWT>`.', { 'www-authenticate': 'Bearer' });
+        return problem('unauthorized', 'A bearer token is required: send `Authorization: Bearer <JWT>`.', { 'www-authenticate': 'Bearer' });
       }
       const verified = await options.verifier.verify(token);
       if (!verified.ok) {
-        return problem(401, 'unauthorized', 'Unauthorized', `The bearer token was rejected: ${verified.reason}.`, { 'www-authenticate': 'Bearer error="invalid_token"' });
+        return problem('unauthorized', `The bearer token was rejected: ${verified.reason}.`, { 'www-authenticate': 'Bearer error="invalid_token"' });
       }
       claims = verified.claims;
     }
@@ -353,7 +354,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       const result = await Promise.race([handler(event, context), timedOut]);
       if (result === 'timeout') {
         logError(`gateway: ${resolution.route.name} did not answer within ${timeoutMs} ms`);
-        return problem(503, 'unavailable', 'Service Unavailable', 'The request timed out; try again.', { 'retry-after': '1' });
+        return problem('unavailable', 'The request timed out; try again.', { 'retry-after': '1' });
       }
       const response = toGatewayResponse(result);
       if (!response) {

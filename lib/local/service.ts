@@ -8,7 +8,7 @@ import { chmod, link, mkdir, readFile, rm, unlink, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { defaultTableName } from '../table';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
-import { createGateway, type Gateway } from './gateway';
+import { createGateway, problem, type Gateway } from './gateway';
 import { LOCAL_ISSUER, verifierFromEnv, type IssueTokenOptions, type LocalIssuer } from './jwt';
 
 export interface LocalServiceOptions {
@@ -69,8 +69,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     // Until everything is ready, requests get a 503.
     let gateway: Gateway | undefined;
     const starting: RequestListener = (_req, res) => {
-      res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1' });
-      res.end(JSON.stringify({ type: 'urn:problem-type:documents:unavailable', title: 'Service Unavailable', status: 503, detail: 'The service is starting.' }));
+      const { statusCode, headers, body } = problem('unavailable', 'The service is starting.', { 'retry-after': '1' });
+      res.writeHead(statusCode, headers).end(body);
     };
     const server = createServer((req, res) => (gateway ?? starting)(req, res));
     server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => (gateway ? gateway.checkContinue(req, res) : starting(req, res)));

@@ -1,0 +1,54 @@
+/**
+ * The README's curl walkthrough, run as written (only the port differs) against a running
+ * service, with the README's own token command: the front door must keep working.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalService, type LocalService } from '../../lib/local/service';
+import { createTestTable } from '../support/dynamodb';
+
+let service: LocalService;
+let dataDir: string;
+
+beforeAll(async () => {
+  const { endpoint, tableName } = await createTestTable();
+  dataDir = await mkdtemp(join(tmpdir(), 'documents-readme-'));
+  service = await startLocalService({ port: 0, dataDir, tableName, dynamodbEndpoint: endpoint, log: () => {} });
+});
+afterAll(async () => {
+  await service?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function walkthrough(): Promise<string> {
+  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.split('## Walkthrough with curl')[1] ?? '';
+  const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!script) throw new Error('README.md has no walkthrough script');
+  expect(script).toContain('API=http://127.0.0.1:3000');
+  return script.replace('API=http://127.0.0.1:3000', `API=${service.url}`);
+}
+
+describe('README walkthrough', () => {
+  it('runs as written and every step answers as the comments say', async () => {
+    const script = await walkthrough();
+    const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd: new URL('../..', import.meta.url).pathname,
+      env: { ...process.env, DATA_DIR: dataDir },
+      timeout: 60_000,
+    });
+    const statuses = [...stdout.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
+    // GET with ETag, PUT with If-Match "1", the same again (412), DELETE, GET after delete.
+    expect(statuses).toEqual([200, 200, 412, 204, 404]);
+    expect(stdout).toMatch(/"name":"Handbook"/);
+    const pages = [...stdout.matchAll(/^\{"items":(\[.*?\])(,"nextToken":"[^"]+")?\}$/gm)];
+    expect(pages).toHaveLength(2);
+    expect(JSON.parse(pages[0]![1]!).map((d: { name: string }) => d.name)).toEqual(['Expenses.md', 'Holidays.md']);
+    expect(JSON.parse(pages[1]![1]!).map((d: { name: string }) => d.name)).toEqual(['Travel.md']);
+    expect(stdout).toContain('etag: "2"');
+  });
+});
