@@ -3,8 +3,7 @@
  * issuer (an RS256 key pair kept under `${dataDir}/jwt/`) so the service runs without an
  * identity provider. Callers get a result, never a raw jose error.
  */
-import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   SignJWT,
@@ -23,6 +22,7 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import type { APIGatewayEventRequestContextJWTAuthorizer } from 'aws-lambda';
+import { readOrCreateOnce } from './write-once';
 
 export const LOCAL_ISSUER = 'urn:documents-service:local';
 export const LOCAL_AUDIENCE = 'documents-api';
@@ -170,30 +170,20 @@ export function createExternalVerifier(issuer: string, audience: string): TokenV
 /**
  * Local issuer mode: loads the key pair from `${dataDir}/jwt/`, creating it on first use.
  * Several processes may start at once (server and `npm run token`): the private key is
- * published with link(), which fails if another process won, and then that one is used.
+ * created once (readOrCreateOnce), so they all end up with the same key.
  */
 export async function loadLocalIssuer(dataDir: string): Promise<LocalIssuer> {
   const dir = join(dataDir, 'jwt');
   const privatePath = join(dir, 'private-key.json');
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  let privateJwk = await readJson<JWK>(privatePath);
-  if (!privateJwk) {
-    const { privateKey } = await generateKeyPair(ALGORITHM, { modulusLength: 2048, extractable: true });
-    const jwk = await exportJWK(privateKey);
-    const candidate: JWK = { ...jwk, kid: await calculateJwkThumbprint(publicPart(jwk)), alg: ALGORITHM, use: 'sig' };
-    const temp = `${privatePath}.${process.pid}.${randomBytes(4).toString('hex')}`;
-    await writeFile(temp, JSON.stringify(candidate, null, 2) + '\n', { mode: 0o600 });
-    try {
-      await link(temp, privatePath);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      await rm(temp, { force: true });
-    }
-    privateJwk = await readJson<JWK>(privatePath);
-    if (!privateJwk) throw new Error(`Could not create ${privatePath}`);
-  }
-  await chmod(privatePath, 0o600);
+  const privateJwk = JSON.parse(
+    await readOrCreateOnce(privatePath, async () => {
+      const { privateKey } = await generateKeyPair(ALGORITHM, { modulusLength: 2048, extractable: true });
+      const jwk = await exportJWK(privateKey);
+      const kid = await calculateJwkThumbprint(publicPart(jwk));
+      return JSON.stringify({ ...jwk, kid, alg: ALGORITHM, use: 'sig' } satisfies JWK, null, 2) + '\n';
+    }),
+  ) as JWK;
 
   const publicJwk: JWK = { ...publicPart(privateJwk), kid: privateJwk.kid, alg: ALGORITHM, use: 'sig' };
   const jwks: JSONWebKeySet = { keys: [publicJwk] };
@@ -277,13 +267,4 @@ function claimToString(value: unknown): string {
 
 function publicPart(jwk: JWK): JWK {
   return { kty: jwk.kty, n: jwk.n, e: jwk.e };
-}
-
-async function readJson<T>(path: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
 }

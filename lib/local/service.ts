@@ -4,11 +4,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
-import { chmod, link, mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defaultTableName } from '../table';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createGateway, problem, type Gateway } from './gateway';
+import { readOrCreateOnce } from './write-once';
 import { LOCAL_ISSUER, verifierFromEnv, type IssueTokenOptions, type LocalIssuer } from './jwt';
 
 export interface LocalServiceOptions {
@@ -97,7 +98,10 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     process.env['AWS_REGION'] ||= 'us-east-1';
     process.env['AWS_ACCESS_KEY_ID'] ||= 'local';
     process.env['AWS_SECRET_ACCESS_KEY'] ||= 'local';
-    process.env['PAGING_TOKEN_SECRET'] ||= await persistentSecret(join(opts.dataDir, 'paging-secret'));
+    // Kept under dataDir so paging tokens stay valid across restarts.
+    process.env['PAGING_TOKEN_SECRET'] ||= (
+      await readOrCreateOnce(join(opts.dataDir, 'paging-secret'), () => randomBytes(32).toString('base64url') + '\n')
+    ).trim();
     // Handlers log JSON through Powertools; locally the access line is the one line per request.
     process.env['LOG_LEVEL'] ||= 'WARN';
 
@@ -197,27 +201,4 @@ function isAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
-}
-
-/**
- * A random 32-byte base64url secret kept in `path` (0600), so paging tokens stay valid across
- * restarts. Created with link() so two processes starting at once agree on one value.
- */
-async function persistentSecret(path: string): Promise<string> {
-  const existing = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return undefined;
-    throw error;
-  });
-  if (existing?.trim()) return existing.trim();
-  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(temp, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
-  try {
-    await link(temp, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    await rm(temp, { force: true });
-  }
-  await chmod(path, 0o600);
-  return (await readFile(path, 'utf8')).trim();
 }
