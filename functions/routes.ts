@@ -23,6 +23,13 @@ export interface Route {
   readonly path: string;
   readonly handler: string;
   readonly dynamodb: readonly DynamoDbAction[];
+  /** No token needed: API Gateway binds no authorizer to it, and the local gateway checks none. */
+  readonly public?: boolean;
+  /**
+   * Files (paths from the project root) the handler reads at run time, copied beside the
+   * deployed bundle (`/var/task/<basename>`); nothing here is bundled into the code.
+   */
+  readonly files?: readonly string[];
 }
 
 const READ: readonly DynamoDbAction[] = ['dynamodb:BatchGetItem'];

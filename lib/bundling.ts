@@ -1,0 +1,63 @@
+/**
+ * How every Lambda function is bundled: one set of esbuild settings, used by the CDK stack
+ * (through NodejsFunction) and by the tests and benchmarks that bundle a handler exactly as
+ * the stack deploys it (through esbuild's API). Change it here and both follow.
+ */
+import { build, type BuildOptions } from 'esbuild';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The handler module for a route table entry (`handler` is relative to functions/, no extension). */
+export const handlerEntry = (handler: string) => join(projectRoot, 'functions', `${handler}.ts`);
+
+export const functionBundling = {
+  format: 'esm',
+  /**
+   * Lambda runs Node 22, but the bundle is tested here on Node 20: target the older one so
+   * the file proven locally is the file deployed.
+   */
+  target: 'node20',
+  minify: true,
+  sourceMap: false,
+  /** ESM builds of the AWS SDK and its dependencies first. */
+  mainFields: ['module', 'main'],
+  /**
+   * Bundle the pinned SDK instead of using the runtime's copy (NodejsFunction leaves
+   * `@aws-sdk/*` out by default on Node 22): the code deployed is the code tested.
+   */
+  externalModules: [] as string[],
+  /**
+   * CommonJS packages inside an ESM bundle call `require` for Node built-ins; ESM has none,
+   * so give them one. Without it the bundle loads but its first SDK call fails with
+   * `Dynamic require of "node:https" is not supported`.
+   */
+  banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+} as const;
+
+/** The esbuild options NodejsFunction derives from `functionBundling`, for bundling outside CDK. */
+export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+  return {
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: functionBundling.format,
+    target: functionBundling.target,
+    minify: functionBundling.minify,
+    sourcemap: functionBundling.sourceMap,
+    mainFields: [...functionBundling.mainFields],
+    external: [...functionBundling.externalModules],
+    banner: { js: functionBundling.banner },
+    tsconfig: join(projectRoot, 'tsconfig.json'),
+    logLevel: 'silent',
+  };
+}
+
+/** Bundles one handler as the stack does; returns the output file (`index.mjs`, as on Lambda). */
+export async function bundleHandler(handler: string, outdir: string): Promise<string> {
+  const outfile = join(outdir, 'index.mjs');
+  await build(esbuildOptions(handlerEntry(handler), outfile));
+  return outfile;
+}
