@@ -11,7 +11,7 @@ import type {
   APIGatewayProxyEventV2WithJWTAuthorizer as Event,
   APIGatewayProxyStructuredResultV2 as Result,
 } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
 import { callerOf } from '../auth';
 import { HttpError, problemResponse, toHttpError } from '../errors';
 import { logger } from '../logger';
@@ -21,7 +21,7 @@ import { requestGuards } from './request-guards';
 import type { EndpointResponse } from './responses';
 import { validateInput, type InputSchemas } from './validation';
 
-type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Infer<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
 export interface EndpointRequest<S extends InputSchemas> {
   caller: Caller;

@@ -2,14 +2,17 @@
  * Validates path parameters, query parameters and the parsed body against the endpoint's
  * schemas (core/schemas.ts), collecting every problem into one 400 with `errors[]`.
  */
-import type { z } from 'zod';
+import * as z from 'zod/mini';
 import { HttpError, validationError, type FieldError } from '../errors';
 import { PAYLOAD_TOO_LARGE } from '../schemas';
 
+/** Any zod schema (classic or mini): the endpoint only parses with it. */
+export type Schema = z.core.$ZodType;
+
 export interface InputSchemas {
-  params?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
+  params?: Schema;
+  query?: Schema;
+  body?: Schema;
 }
 
 export interface RawInput {
@@ -21,9 +24,9 @@ export interface RawInput {
 export function validateInput(schemas: InputSchemas, raw: RawInput): { params: unknown; query: unknown; body: unknown } {
   const errors: FieldError[] = [];
   let tooLarge: FieldError | undefined;
-  const parse = (schema: z.ZodType | undefined, value: unknown, prefix: string) => {
+  const parse = (schema: Schema | undefined, value: unknown, prefix: string) => {
     if (!schema) return undefined;
-    const result = schema.safeParse(value);
+    const result = z.safeParse(schema, value);
     if (result.success) return result.data;
     for (const issue of result.error.issues) {
       const error = { path: [prefix, ...issue.path.map(String)].filter(Boolean).join('.'), message: issue.message };
