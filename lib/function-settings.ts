@@ -1,0 +1,14 @@
+/**
+ * Memory and timeout of every Lambda function (the CDK stack reads them; the cost benchmark
+ * prices them).
+ *
+ * - 512 MB: handlers wait on one or two DynamoDB round trips and parse at most a 512 KiB body;
+ *   512 MB buys a third of a vCPU, which keeps cold starts and JSON work short without paying
+ *   for CPU the function cannot use while it waits on the network.
+ * - 20 s: the DynamoDB client gives up after 3 attempts of at most 6 s each (1 s to connect,
+ *   5 s per request: functions/core/store/client.ts), so the handler answers 503 itself before
+ *   Lambda cuts it off (which API Gateway would report as a bare 500) and well inside API
+ *   Gateway's 30 s integration limit.
+ */
+export const memorySize = 512;
+export const timeoutSeconds = 20;

@@ -1,0 +1,56 @@
+/**
+ * Who may call the API: an HTTP API JWT authorizer for an external OIDC issuer when the
+ * deployment names one, or else a Cognito user pool and app client made here.
+ */
+import { CfnOutput, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
+import { Construct } from 'constructs';
+import type { DeploymentConfig } from './config';
+
+export class ApiAuth extends Construct {
+  readonly authorizer: HttpJwtAuthorizer;
+
+  constructor(scope: Construct, id: string, props: { jwt?: DeploymentConfig['jwt']; removalPolicy: RemovalPolicy }) {
+    super(scope, id);
+    if (props.jwt) {
+      this.authorizer = new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: [...props.jwt.audience] });
+      return;
+    }
+
+    const userPool = new UserPool(this, 'UserPool', {
+      // Accounts are made by an administrator (README: deploying); no public sign-up.
+      selfSignUpEnabled: false,
+      signInAliases: { email: true },
+      passwordPolicy: { minLength: 12, requireLowercase: true, requireUppercase: true, requireDigits: true, requireSymbols: true },
+      mfa: Mfa.OPTIONAL,
+      mfaSecondFactor: { sms: false, otp: true },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      removalPolicy: props.removalPolicy,
+    });
+    Validations.of(userPool).acknowledge({
+      id: 'AwsSolutions-COG2',
+      reason: 'MFA is offered (TOTP) but not forced: the pool is the default for a first deployment; production deployments bring their own OIDC issuer (jwtIssuer) with its own MFA policy.',
+    });
+    Validations.of(userPool).acknowledge({
+      id: 'AwsSolutions-COG8',
+      reason: 'Threat protection needs the Cognito Plus feature plan (billed per user); this default pool has no self sign-up, so accounts exist only where an administrator made them.',
+    });
+
+    const client = new UserPoolClient(this, 'Client', {
+      userPool,
+      // A public client (CLI, browser): no secret; USER_PASSWORD_AUTH for the README's CLI login.
+      generateSecret: false,
+      authFlows: { userSrp: true, userPassword: true },
+      preventUserExistenceErrors: true,
+    });
+
+    const issuer = `https://cognito-idp.${Stack.of(this).region}.amazonaws.com/${userPool.userPoolId}`;
+    // Cognito ID tokens carry the client id in `aud`, access tokens in `client_id`: the
+    // authorizer accepts either.
+    this.authorizer = new HttpJwtAuthorizer('Jwt', issuer, { jwtAudience: [client.userPoolClientId] });
+
+    new CfnOutput(Stack.of(this), 'UserPoolId', { value: userPool.userPoolId });
+    new CfnOutput(Stack.of(this), 'UserPoolClientId', { value: client.userPoolClientId });
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * The deployed service: the single table, one Lambda function per route of the route table
+ * (functions/routes.ts) behind an HTTP API with a JWT authorizer, and the `$default` route for
+ * wrong URLs. Nothing about a route is written here: adding a route to the table adds its
+ * function, its integration, its authorizer binding and its IAM policy.
+ */
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CorsHttpMethod, HttpApi, HttpMethod, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { fallbackRoute, routes } from '../../functions/routes';
+import { tableDefinition } from '../table';
+import { ApiAuth } from './auth';
+import { type DeploymentConfig, retentionDays } from './config';
+import { RouteFunction } from './route-function';
+
+export interface DocumentsStackProps extends StackProps {
+  readonly config: DeploymentConfig;
+}
+
+export class DocumentsStack extends Stack {
+  constructor(scope: Construct, id: string, props: DocumentsStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    // Data outlives the stack unless the deployment says it is a throwaway one.
+    const removalPolicy = config.destroyable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    const logRetention = retentionDays(config.logRetentionDays);
+
+    const table = new Table(this, 'Table', {
+      partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      deletionProtection: !config.destroyable,
+      removalPolicy,
+      // No TTL attribute: nothing in the data model expires.
+    });
+
+    // Signs list paging tokens (functions/core/paging.ts). Generated at deploy time, never
+    // in the template or the repository.
+    const pagingSecret = new Secret(this, 'PagingTokenSecret', {
+      description: 'HMAC key for list paging tokens of the documents API',
+      generateSecretString: { passwordLength: 48, excludePunctuation: true },
+      removalPolicy,
+    });
+    Validations.of(pagingSecret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'The key only signs short-lived list positions; rotating it would invalidate every outstanding nextToken, and a forged token can only start a page inside a list the caller may already read.',
+    });
+
+    const functionFor = (route: RouteFunctionRoute) =>
+      new RouteFunction(this, route.name, {
+        route,
+        table,
+        logRetention,
+        removalPolicy,
+        environment: {
+          LOG_LEVEL: 'INFO',
+          // Only list routes page (they Query); only they get the key.
+          ...(route.dynamodb.includes('dynamodb:Query')
+            ? { PAGING_TOKEN_SECRET: pagingSecret.secretValue.unsafeUnwrap() }
+            : {}),
+        },
+      }).function;
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy });
+    const auth = new ApiAuth(this, 'Auth', { ...(config.jwt ? { jwt: config.jwt } : {}), removalPolicy });
+
+    const fallback = functionFor(fallbackRoute);
+    const api = new HttpApi(this, 'Api', {
+      description: 'Online documents service',
+      createDefaultStage: false,
+      // Wrong URLs reach the fallback function, which answers 404 or 405 as problem+json.
+      defaultIntegration: new HttpLambdaIntegration('FallbackIntegration', fallback),
+      ...(config.corsOrigins.length > 0
+        ? {
+            corsPreflight: {
+              allowOrigins: [...config.corsOrigins],
+              allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.DELETE],
+              allowHeaders: ['authorization', 'content-type', 'if-match'],
+              exposeHeaders: ['etag', 'location', 'retry-after', 'www-authenticate'],
+              maxAge: Duration.hours(1),
+            },
+          }
+        : {}),
+    });
+    Validations.of(api).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'Every route of the route table has the JWT authorizer except the ones marked public (the API description and its docs page) and $default, which only answers 404/405 and touches no data.',
+    });
+
+    api.addStage('DefaultStage', {
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: config.throttle,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            ip: '$context.identity.sourceIp',
+            user: '$context.authorizer.claims.sub',
+            method: '$context.httpMethod',
+            path: '$context.path',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            latencyMs: '$context.responseLatency',
+            integrationLatencyMs: '$context.integrationLatency',
+            error: '$context.error.message',
+            authorizerError: '$context.authorizer.error',
+          }),
+        ),
+      },
+    });
+
+    for (const route of routes) {
+      api.addRoutes({
+        path: route.path,
+        methods: [HttpMethod[route.method]],
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(route)),
+        ...(route.public ? {} : { authorizer: auth.authorizer }),
+      });
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+  }
+}
+
+type RouteFunctionRoute = ConstructorParameters<typeof RouteFunction>[2]['route'];

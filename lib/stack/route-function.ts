@@ -1,0 +1,100 @@
+/**
+ * One Lambda function for one route of the route table: bundled with the shared settings
+ * (lib/bundling.ts), its own log group with retention, and a role that may write only to that
+ * log group and call only the DynamoDB actions the route declares.
+ */
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { join } from 'node:path';
+import type { DynamoDbAction } from '../../functions/routes';
+import { functionBundling, handlerEntry, projectRoot } from '../bundling';
+import { memorySize, timeoutSeconds } from '../function-settings';
+
+export interface RouteFunctionProps {
+  /** The route table entry (or the `$default` fallback). */
+  readonly route: {
+    readonly name: string;
+    readonly handler: string;
+    readonly dynamodb: readonly DynamoDbAction[];
+    readonly files?: readonly string[];
+  };
+  readonly table: ITable;
+  /** Variables every function gets (besides TABLE_NAME for those that touch the table). */
+  readonly environment: Record<string, string>;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+export class RouteFunction extends Construct {
+  readonly function: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: RouteFunctionProps) {
+    super(scope, id);
+    const { route, table } = props;
+
+    const logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    // Our own role instead of the AWSLambdaBasicExecutionRole managed policy, which may
+    // write to every log group in the account.
+    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    logGroup.grantWrite(role);
+
+    const usesTable = route.dynamodb.length > 0;
+    if (usesTable) {
+      // Exactly the actions the route declares, on the table only: there are no indexes.
+      role.addToPolicy(new PolicyStatement({ actions: [...route.dynamodb], resources: [table.tableArn] }));
+    }
+
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'The runtime is fixed at nodejs22.x by the project design (bundles target node20 and are tested on it); moving to a newer runtime is a deliberate, tested change, not a default.',
+    });
+
+    const files = route.files ?? [];
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: handlerEntry(route.handler),
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: join(projectRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize,
+      timeout: Duration.seconds(timeoutSeconds),
+      role,
+      logGroup,
+      environment: {
+        ...props.environment,
+        ...(usesTable ? { TABLE_NAME: table.tableName } : {}),
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: functionBundling.target,
+        minify: functionBundling.minify,
+        sourceMap: functionBundling.sourceMap,
+        mainFields: [...functionBundling.mainFields],
+        bundleAwsSDK: true,
+        externalModules: [...functionBundling.externalModules],
+        banner: functionBundling.banner,
+        tsconfig: join(projectRoot, 'tsconfig.json'),
+        // Files the handler reads at run time (e.g. the docs page's assets) go beside the bundle.
+        ...(files.length > 0
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (inputDir: string, outputDir: string) =>
+                  files.map((file) => `cp "${join(inputDir, file)}" "${outputDir}/"`),
+              },
+            }
+          : {}),
+      },
+    });
+  }
+}

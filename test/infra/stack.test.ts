@@ -1,0 +1,232 @@
+/**
+ * The synthesized CloudFormation template, checked against the route table: one function per
+ * route, each route bound to its own function and to the JWT authorizer, least-privilege IAM,
+ * the table's settings, stage throttling, logs and CORS. Bundling is skipped here (the
+ * template is the subject); test/infra/bundles.test.ts and synth.test.ts cover the code.
+ */
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { fallbackRoute, routes } from '../../functions/routes';
+import { memorySize, timeoutSeconds } from '../../lib/function-settings';
+import { buildApp } from '../../lib/stack/app';
+
+type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, unknown>; DeletionPolicy?: string };
+
+function synth(context: Record<string, unknown> = {}): Template {
+  const { stack } = buildApp({
+    context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-asset-metadata': true, ...context },
+  });
+  return Template.fromStack(stack);
+}
+
+const template = synth();
+const resources = (type: string): Record<string, Resource> => template.findResources(type) as Record<string, Resource>;
+/** Logical ids start with the construct id, which is the route's name. */
+const logicalIdOf = (type: string, prefix: string): string => {
+  const ids = Object.keys(resources(type)).filter((id) => id.startsWith(prefix));
+  expect(ids, `${type} for ${prefix}`).toHaveLength(1);
+  return ids[0]!;
+};
+const functionIdOf = (name: string) => logicalIdOf('AWS::Lambda::Function', `${name}Function`);
+
+function policyStatementsOf(routeName: string): { Action: string | string[]; Resource: unknown }[] {
+  const roleId = logicalIdOf('AWS::IAM::Role', `${routeName}Role`);
+  return Object.values(resources('AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties['Roles']) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap((policy) => policy.Properties['PolicyDocument'].Statement);
+}
+const actionsOf = (routeName: string): string[] =>
+  policyStatementsOf(routeName).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+
+describe('functions', () => {
+  it('makes one function per route table entry, plus the $default fallback', () => {
+    const functions = resources('AWS::Lambda::Function');
+    expect(Object.keys(functions)).toHaveLength(routes.length + 1);
+    for (const route of [...routes, fallbackRoute]) functionIdOf(route.name);
+  });
+
+  it('runs every function on arm64 Node.js 22 with the chosen memory and timeout', () => {
+    for (const fn of Object.values(resources('AWS::Lambda::Function'))) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        MemorySize: memorySize,
+        Timeout: timeoutSeconds,
+        Handler: 'index.handler',
+      });
+    }
+  });
+
+  it('gives TABLE_NAME to exactly the functions that touch the table, and the paging key only to lists', () => {
+    for (const route of [...routes, fallbackRoute]) {
+      const variables = resources('AWS::Lambda::Function')[functionIdOf(route.name)]!.Properties['Environment']?.Variables ?? {};
+      expect('TABLE_NAME' in variables, route.name).toBe(route.dynamodb.length > 0);
+      expect('PAGING_TOKEN_SECRET' in variables, route.name).toBe(route.dynamodb.includes('dynamodb:Query'));
+    }
+  });
+
+  it('gives every function its own log group with a retention', () => {
+    for (const [id, fn] of Object.entries(resources('AWS::Lambda::Function'))) {
+      const logGroupId = fn.Properties['LoggingConfig']?.LogGroup?.Ref as string;
+      expect(logGroupId, id).toBeTruthy();
+      expect(resources('AWS::Logs::LogGroup')[logGroupId]!.Properties['RetentionInDays']).toBe(30);
+    }
+  });
+});
+
+describe('least privilege', () => {
+  it('grants each function exactly the DynamoDB actions its route declares, on the table only', () => {
+    const tableId = logicalIdOf('AWS::DynamoDB::Table', 'Table');
+    for (const route of [...routes, fallbackRoute]) {
+      const statements = policyStatementsOf(route.name).filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
+      expect(actionsOf(route.name).filter((a) => a.startsWith('dynamodb:')).sort(), route.name).toEqual([...route.dynamodb].sort());
+      for (const statement of statements) expect(statement.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
+    }
+  });
+
+  it('never lets a read function write', () => {
+    const writes = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+    for (const route of routes.filter((r) => r.method === 'GET')) {
+      for (const action of actionsOf(route.name)) expect(writes, `${route.name} may ${action}`).not.toContain(action);
+    }
+  });
+
+  it('has no wildcard action anywhere and no managed policies on function roles', () => {
+    for (const policy of Object.values(resources('AWS::IAM::Policy'))) {
+      for (const statement of policy.Properties['PolicyDocument'].Statement) {
+        for (const action of [statement.Action].flat()) expect(action).not.toMatch(/\*/);
+      }
+    }
+    for (const role of Object.values(resources('AWS::IAM::Role'))) expect(role.Properties['ManagedPolicyArns']).toBeUndefined();
+  });
+
+  it('lets each function write only to its own log group', () => {
+    for (const route of [...routes, fallbackRoute]) {
+      const logGroupId = logicalIdOf('AWS::Logs::LogGroup', `${route.name}Logs`);
+      const logs = policyStatementsOf(route.name).filter((s) => JSON.stringify(s.Action).includes('logs:'));
+      expect(logs.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [logGroupId, 'Arn'] }]);
+    }
+  });
+});
+
+describe('routes', () => {
+  const apiRoutes = () => Object.values(resources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties);
+  const integrationTarget = (route: Record<string, any>) => {
+    const integrationId = route['Target']['Fn::Join'][1][1].Ref as string;
+    return resources('AWS::ApiGatewayV2::Integration')[integrationId]!.Properties;
+  };
+
+  it('binds every route of the table to its own function, with payload format 2.0', () => {
+    for (const route of routes) {
+      const found = apiRoutes().filter((r) => r['RouteKey'] === `${route.method} ${route.path}`);
+      expect(found, route.name).toHaveLength(1);
+      const integration = integrationTarget(found[0]!);
+      expect(integration).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+      expect(integration['IntegrationUri']).toEqual({ 'Fn::GetAtt': [functionIdOf(route.name), 'Arn'] });
+    }
+  });
+
+  it('puts the JWT authorizer on every route that is not public, and none on public ones', () => {
+    const authorizerId = logicalIdOf('AWS::ApiGatewayV2::Authorizer', 'ApiJwt');
+    for (const route of routes) {
+      const apiRoute = apiRoutes().find((r) => r['RouteKey'] === `${route.method} ${route.path}`)!;
+      if (route.public) expect(apiRoute['AuthorizationType'] ?? 'NONE', route.name).toBe('NONE');
+      else expect(apiRoute, route.name).toMatchObject({ AuthorizationType: 'JWT', AuthorizerId: { Ref: authorizerId } });
+    }
+  });
+
+  it('sends whatever matches no route to the fallback function, without a token', () => {
+    const fallback = apiRoutes().find((r) => r['RouteKey'] === '$default')!;
+    expect(fallback['AuthorizationType'] ?? 'NONE').toBe('NONE');
+    expect(integrationTarget(fallback)['IntegrationUri']).toEqual({ 'Fn::GetAtt': [functionIdOf(fallbackRoute.name), 'Arn'] });
+    expect(apiRoutes()).toHaveLength(routes.length + 1);
+  });
+});
+
+describe('table', () => {
+  it('is the single table of lib/table.ts: on demand, point-in-time recovery, protected and retained', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        DeletionProtectionEnabled: true,
+        GlobalSecondaryIndexes: Match.absent(),
+        TimeToLiveSpecification: Match.absent(),
+      },
+    });
+  });
+
+  it('can be made destroyable for a throwaway stack', () => {
+    const throwaway = synth({ destroyable: 'true' });
+    throwaway.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      Properties: { DeletionProtectionEnabled: false, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } },
+    });
+  });
+});
+
+describe('API stage', () => {
+  it('throttles the stage and writes JSON access logs to a log group with a retention', () => {
+    const stage = Object.values(resources('AWS::ApiGatewayV2::Stage'))[0]!.Properties;
+    expect(stage).toMatchObject({ StageName: '$default', AutoDeploy: true, DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 } });
+    const format = JSON.parse(stage['AccessLogSettings'].Format);
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
+    const logGroupId = stage['AccessLogSettings'].DestinationArn['Fn::GetAtt'][0];
+    expect(resources('AWS::Logs::LogGroup')[logGroupId]!.Properties['RetentionInDays']).toBe(30);
+  });
+
+  it('takes throttling from context', () => {
+    const custom = synth({ throttleRate: '5', throttleBurst: '10' });
+    custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 } });
+  });
+
+  it('allows no CORS origin by default, and exactly the configured ones otherwise', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.absent() });
+    const withCors = synth({ corsOrigins: 'https://app.example.com, https://admin.example.com' });
+    withCors.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: Match.objectLike({
+        AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
+        AllowHeaders: Match.arrayWith(['authorization', 'content-type', 'if-match']),
+        ExposeHeaders: Match.arrayWith(['etag', 'location']),
+      }),
+    });
+  });
+});
+
+describe('identity', () => {
+  it('makes a Cognito user pool and client without an external issuer, and outputs their ids', () => {
+    template.resourceCountIs('AWS::Cognito::UserPool', 1);
+    template.hasResourceProperties('AWS::Cognito::UserPool', { AdminCreateUserConfig: { AllowAdminCreateUserOnly: true } });
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', { GenerateSecret: false });
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: {
+        Audience: [{ Ref: logicalIdOf('AWS::Cognito::UserPoolClient', 'AuthClient') }],
+        Issuer: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: logicalIdOf('AWS::Cognito::UserPool', 'AuthUserPool') }])]) }),
+      },
+    });
+    expect(Object.keys(template.findOutputs('*')).sort()).toEqual(['ApiUrl', 'TableName', 'UserPoolClientId', 'UserPoolId']);
+  });
+
+  it('uses an external OIDC issuer and audience from context, with no user pool', () => {
+    const external = synth({ jwtIssuer: 'https://issuer.example.com/', jwtAudience: 'documents-api,other' });
+    external.resourceCountIs('AWS::Cognito::UserPool', 0);
+    external.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      JwtConfiguration: { Issuer: 'https://issuer.example.com/', Audience: ['documents-api', 'other'] },
+    });
+    expect(Object.keys(external.findOutputs('*')).sort()).toEqual(['ApiUrl', 'TableName']);
+  });
+
+  it('refuses half an issuer configuration', () => {
+    expect(() => synth({ jwtIssuer: 'https://issuer.example.com/' })).toThrow(/jwtAudience/);
+    expect(() => synth({ jwtIssuer: 'http://insecure.example.com/', jwtAudience: 'a' })).toThrow(/https/);
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * `npx cdk synth` as a person runs it: the real CLI, offline (telemetry off, no notices, any
+ * network use sent to a dead proxy), bundling every function with the local esbuild. Then
+ * cdk-nag: the clean app passes, and an unacknowledged finding fails the synth.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { promisify } from 'node:util';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { routes } from '../../functions/routes';
+import { projectRoot } from '../../lib/bundling';
+import { buildApp, defaultStackName } from '../../lib/stack/app';
+
+const run = promisify(execFile);
+const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
+let synthOutput = '';
+
+beforeAll(async () => {
+  const cdk = join(projectRoot, 'node_modules', '.bin', 'cdk');
+  const result = await run(cdk, ['synth', '--no-notices', '--quiet', '--output', outdir], {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      CDK_DISABLE_CLI_TELEMETRY: 'true',
+      // No network here: anything that tried would fail at once rather than hang.
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      HTTP_PROXY: 'http://127.0.0.1:9',
+      NO_PROXY: '',
+    },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  synthOutput = result.stdout + result.stderr;
+}, 180_000);
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> };
+const template = () =>
+  JSON.parse(readFileSync(join(outdir, `${defaultStackName}.template.json`), 'utf8')) as { Resources: Record<string, Resource> };
+const functions = () => Object.entries(template().Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+
+describe('npx cdk synth', () => {
+  it('writes the template with no cdk-nag finding left', () => {
+    expect(synthOutput).not.toMatch(/AwsSolutions-/);
+    expect(functions()).toHaveLength(routes.length + 1);
+  });
+
+  it('bundles every function as an ESM index.mjs beside the template, where SAM finds it', () => {
+    for (const [id, fn] of functions()) {
+      expect(fn.Metadata?.['aws:asset:property'], id).toBe('Code');
+      const assetDir = join(outdir, fn.Metadata!['aws:asset:path']!);
+      const bundle = join(assetDir, 'index.mjs');
+      expect(existsSync(bundle), `${id}: ${bundle}`).toBe(true);
+      expect(statSync(bundle).size).toBeGreaterThan(0);
+    }
+  });
+
+  it('copies the files a route reads at run time beside its bundle', () => {
+    for (const route of routes.filter((r) => r.files?.length)) {
+      const [, fn] = functions().find(([id]) => id.startsWith(`${route.name}Function`))!;
+      for (const file of route.files!) {
+        expect(existsSync(join(outdir, fn.Metadata!['aws:asset:path']!, basename(file))), `${route.name}: ${file}`).toBe(true);
+      }
+    }
+  });
+});
+
+describe('cdk-nag', () => {
+  it('fails the synth on a finding nobody acknowledged', () => {
+    const { app, stack } = buildApp({ context: { 'aws:cdk:bundling-stacks': [] }, outdir: mkdtempSync(join(tmpdir(), 'cdk-nag-')) });
+    // A table without point-in-time recovery: AwsSolutions-DDB3.
+    new Table(stack, 'Unprotected', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+    expect(() => app.synth()).toThrow(/AwsSolutions-DDB3/);
+    const report = readFileSync(join(app.outdir, 'validation-report.json'), 'utf8');
+    expect(report).toContain('AwsSolutions-DDB3');
+    expect(report).toContain('Unprotected');
+  });
+
+  it('passes the app as defined', () => {
+    const { app } = buildApp({ context: { 'aws:cdk:bundling-stacks': [] }, outdir: mkdtempSync(join(tmpdir(), 'cdk-nag-')) });
+    expect(() => app.synth()).not.toThrow();
+  });
+});
