@@ -22,7 +22,8 @@ export function callerOf(event: APIGatewayProxyEventV2WithJWTAuthorizer): Caller
 export type Action = 'read' | 'write';
 
 /** Roles allowed to write folders and documents; everyone with a role may read. */
-const writers: ReadonlySet<Role> = new Set(['owner', 'editor']);
+export const writerRoles: readonly Role[] = ['owner', 'editor'];
+const writers: ReadonlySet<Role> = new Set(writerRoles);
 
 /**
  * Throws unless `role` allows `action`. No role means not a member: the resource is

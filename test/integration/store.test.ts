@@ -8,8 +8,9 @@ import { HttpError } from '../../functions/core/errors';
 import { db, tableName } from '../../functions/core/store/client';
 import { createDocument, deleteDocument, getDocument, updateDocument } from '../../functions/core/store/documents';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '../../functions/core/store/folders';
-import { documentKey, entryKey, type Key } from '../../functions/core/store/keys';
-import { createRepository, getRepository, listRepositories } from '../../functions/core/store/repositories';
+import { documentKey, entryKey, folderKey, type Key } from '../../functions/core/store/keys';
+import { newId } from '../../functions/core/ids';
+import { addMember, createRepository, getRepository, listRepositories } from '../../functions/core/store/repositories';
 import type { Caller } from '../../functions/core/types';
 import { createTestTable } from '../support/dynamodb';
 
@@ -98,17 +99,17 @@ describe('repositories', () => {
 });
 
 describe('folders and documents', () => {
-  it('costs one BatchGetItem to read, a read and a transaction to write', async () => {
+  it('costs one BatchGetItem to read, one transaction to create, a read and a transaction to change', async () => {
     const owner = newCaller();
     const repository = await createRepository(owner, { name: 'R', description: '' });
 
     requests.length = 0;
     const folder = await createFolder(owner, { parentId: repository.rootFolderId, name: 'Docs' });
-    expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    expect(requests).toEqual(['TransactWriteItems']);
 
     requests.length = 0;
     const document = await newDocument(owner, folder.id, 'a.txt');
-    expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    expect(requests).toEqual(['TransactWriteItems']);
 
     requests.length = 0;
     await getDocument(owner, document.id);
@@ -125,7 +126,11 @@ describe('folders and documents', () => {
 
     requests.length = 0;
     await updateDocument(owner, { id: document.id, name: 'b.txt' }, {});
-    expect(requests).toEqual(['BatchGetItem', 'BatchGetItem', 'TransactWriteItems']);
+    expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
+
+    requests.length = 0;
+    await updateDocument(owner, { id: document.id, folderId: repository.rootFolderId }, {});
+    expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
 
     requests.length = 0;
     await deleteDocument(owner, document.id, {});
@@ -189,6 +194,101 @@ describe('folders and documents', () => {
     expect(await statusOf(updateDocument(stranger, { id: document.id, content: 'x' }, {}))).toBe(404);
     expect(await statusOf(deleteDocument(stranger, document.id, {}))).toBe(404);
     expect((await getDocument(owner, document.id)).content).toBe('hello');
+  });
+});
+
+describe('creates: one transaction whose conditions decide the answer', () => {
+  /** Status of a create, and the requests it made (always at most the one transaction). */
+  async function attempt(create: () => Promise<unknown>) {
+    requests.length = 0;
+    const status = await statusOf(create());
+    return { status, requests: [...requests] };
+  }
+  const one = (status: number | 'ok') => ({ status, requests: ['TransactWriteItems'] });
+
+  async function repositoryWithRoles() {
+    const owner = newCaller();
+    const viewer = newCaller();
+    const editor = newCaller();
+    const stranger = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    await addMember(repository.id, viewer.userId, 'viewer');
+    await addMember(repository.id, editor.userId, 'editor');
+    const folder = await createFolder(owner, { parentId: repository.rootFolderId, name: 'Sub' });
+    await newDocument(owner, folder.id, 'taken.txt');
+    return { owner, viewer, editor, stranger, repository, folder };
+  }
+
+  it('gives a folder an id that starts with its repository’s', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    const folder = await createFolder(owner, { parentId: repository.rootFolderId, name: 'A' });
+    const nested = await createFolder(owner, { parentId: folder.id, name: 'B' });
+    for (const { id } of [folder, nested]) {
+      expect(id).toMatch(/^[A-Za-z0-9_-]{44}$/);
+      expect(id.startsWith(repository.id)).toBe(true);
+    }
+    expect(nested).toMatchObject({ repositoryId: repository.id, parentId: folder.id });
+    expect(await newDocument(owner, nested.id, 'deep.txt')).toMatchObject({ repositoryId: repository.id, folderId: nested.id });
+  });
+
+  it('answers 404 before 403 before 409, for documents and folders alike', async () => {
+    const { viewer, editor, stranger, repository, folder } = await repositoryWithRoles();
+    const missing = `${repository.id}${newId()}`; // shaped like a folder of this repository
+    const document = (caller: Caller, folderId: string, name = 'taken.txt') => newDocument(caller, folderId, name);
+    const subFolder = (caller: Caller, parentId: string, name = 'taken.txt') => createFolder(caller, { parentId, name });
+
+    for (const create of [document, subFolder]) {
+      expect(await attempt(() => create(stranger, folder.id))).toEqual(one(404)); // not a member, though the name is taken
+      expect(await attempt(() => create(viewer, missing))).toEqual(one(404)); // a member, but no such folder
+      expect(await attempt(() => create(viewer, folder.id))).toEqual(one(403)); // may not write, though the name is taken
+      expect(await attempt(() => create(editor, missing))).toEqual(one(404));
+      expect(await attempt(() => create(editor, folder.id, 'TAKEN.TXT'))).toEqual(one(409));
+      // Ids that cannot be a folder's are refused without asking DynamoDB.
+      for (const id of ['nope', 'x'.repeat(64), newId().slice(1)]) {
+        expect(await attempt(() => create(editor, id))).toEqual({ status: 404, requests: [] });
+      }
+    }
+    // A 22-character id that is not a repository's root folder (e.g. a folder made before ids
+    // carried their repository) fails the folder condition: 404, not a write elsewhere.
+    expect(await attempt(() => document(editor, newId()))).toEqual(one(404));
+    expect(await attempt(() => subFolder(editor, repository.id.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))))).toEqual(one(404));
+  });
+
+  it('refuses a client id that exists with 409, but never tells a stranger', async () => {
+    const { owner, stranger, repository, folder } = await repositoryWithRoles();
+    const existing = await newDocument(owner, folder.id, 'mine.txt');
+    const withId = (caller: Caller, folderId: string, name: string) =>
+      createDocument(caller, { folderId, name, content: 'x', contentType: 'text/plain', id: existing.id });
+    expect(await attempt(() => withId(owner, repository.rootFolderId, 'other.txt'))).toEqual(one(409));
+    const theirs = await createRepository(stranger, { name: 'Theirs', description: '' });
+    expect(await attempt(() => withId(stranger, theirs.rootFolderId, 'x.txt'))).toEqual(one(409));
+    expect(await attempt(() => withId(stranger, folder.id, 'x.txt'))).toEqual(one(404));
+    expect((await getDocument(owner, existing.id)).name).toBe('mine.txt');
+  });
+
+  it('leaves no trace of a refused create', async () => {
+    const { viewer, editor, folder } = await repositoryWithRoles();
+    expect(await statusOf(newDocument(viewer, folder.id, 'fresh.txt'))).toBe(403);
+    expect(await statusOf(createFolder(editor, { parentId: folder.id, name: 'Taken.txt' }))).toBe(409);
+    expect(await rawItem(entryKey('documents', folder.id, 'fresh.txt'))).toBeUndefined();
+    expect(await rawItem(entryKey('folders', folder.id, 'taken.txt'))).toBeUndefined();
+    const listed = await listDocuments(editor, folder.id, { limit: 10 });
+    expect(listed.items.map((d) => d.name)).toEqual(['taken.txt']);
+    expect((await listFolders(editor, folder.id, { limit: 10 })).items).toEqual([]);
+  });
+
+  it('renames onto a taken name: 409 from the transaction, nothing changed', async () => {
+    const { editor, folder } = await repositoryWithRoles();
+    const document = await newDocument(editor, folder.id, 'mine.txt');
+    await createFolder(editor, { parentId: folder.id, name: 'Folder' });
+    for (const name of ['TAKEN.txt', 'folder']) {
+      requests.length = 0;
+      expect(await statusOf(updateDocument(editor, { id: document.id, name }, {}))).toBe(409);
+      expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    }
+    expect(await getDocument(editor, document.id)).toMatchObject({ name: 'mine.txt', version: 1 });
+    expect(await rawItem(folderKey(folder.id))).toMatchObject({ id: folder.id });
   });
 });
 

@@ -2,7 +2,7 @@
  * The DynamoDB connection and the few request shapes the store uses, with the retries
  * they need: BatchGetItem's unprocessed keys, and transaction conflicts.
  */
-import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   DynamoDBDocumentClient,
@@ -91,10 +91,18 @@ export async function queryPage(
   return { items: result.Items ?? [], lastKey: result.LastEvaluatedKey };
 }
 
-/** A condition of a transaction did not hold: the caller re-reads and decides again. */
+/**
+ * Conditions of a transaction did not hold. `failed` names the steps whose condition failed
+ * (DynamoDB reports each item's outcome: CancellationReasons, in request order); `items`
+ * holds the stored item of a failed step that asked for it (`check(..., { returnItem })`),
+ * still in DynamoDB's attribute-value form.
+ */
 export class ConditionFailed extends Error {
-  constructor() {
-    super('A transaction condition failed');
+  constructor(
+    readonly failed: ReadonlySet<string>,
+    readonly items: Readonly<Record<string, Record<string, AttributeValue> | undefined>>,
+  ) {
+    super(`A transaction condition failed: ${[...failed].join(', ')}`);
     this.name = 'ConditionFailed';
   }
 }
@@ -122,7 +130,18 @@ export const versionIs = (version: number): Condition => ({
   names: { '#version': 'version' },
   values: { ':version': version },
 });
-export const idIs = (id: string): Condition => ({ expression: '#id = :id', names: { '#id': 'id' }, values: { ':id': id } });
+export const idIs = (id: string): Condition => attributeIs('id', id);
+/** False when the item or the attribute is missing, as every comparison in a condition. */
+export const attributeIs = (attribute: string, value: string): Condition => ({
+  expression: '#attribute = :value',
+  names: { '#attribute': attribute },
+  values: { ':value': value },
+});
+export const attributeIn = (attribute: string, values: readonly string[]): Condition => ({
+  expression: `#attribute IN (${values.map((_, i) => `:value${i}`).join(', ')})`,
+  names: { '#attribute': attribute },
+  values: Object.fromEntries(values.map((value, i) => [`:value${i}`, value])),
+});
 
 export const put = (item: Item, condition?: Condition): TransactItem => ({
   Put: { TableName: tableName(), Item: item, ...conditionParams(condition) },
@@ -130,13 +149,15 @@ export const put = (item: Item, condition?: Condition): TransactItem => ({
 export const remove = (key: Key, condition?: Condition): TransactItem => ({
   Delete: { TableName: tableName(), Key: key, ...conditionParams(condition) },
 });
-export const check = (key: Key, condition: Condition): TransactItem => ({
+/** `returnItem`: on failure, report the item as it was (ConditionFailed.items). */
+export const check = (key: Key, condition: Condition, options: { returnItem?: boolean } = {}): TransactItem => ({
   ConditionCheck: {
     TableName: tableName(),
     Key: key,
     ConditionExpression: condition.expression,
     ExpressionAttributeNames: condition.names,
     ExpressionAttributeValues: condition.values,
+    ...(options.returnItem ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
   },
 });
 export const update = (key: Key, expression: string, names: Record<string, string>, values: Record<string, unknown>): TransactItem => ({
@@ -150,18 +171,30 @@ export const update = (key: Key, expression: string, names: Record<string, strin
 });
 
 /**
- * All-or-nothing write. Conflicts with another transaction in flight are retried here;
- * a failed condition is reported as ConditionFailed for the caller to re-evaluate.
+ * All-or-nothing write of named steps, sent in the order given. Conflicts with another
+ * transaction in flight are retried here; failed conditions are reported as ConditionFailed,
+ * by step name, for the caller to decide (an error status, or a fresh read and another try).
  */
-export async function transactWrite(items: TransactItem[]): Promise<void> {
+export async function transactWrite(steps: Record<string, TransactItem>): Promise<void> {
+  const names = Object.keys(steps);
   for (let attempt = 0; ; attempt++) {
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: items }));
+      await db().send(new TransactWriteCommand({ TransactItems: Object.values(steps) }));
       return;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
-      const codes = (error.CancellationReasons ?? []).map((reason) => reason.Code);
-      if (codes.includes('ConditionalCheckFailed')) throw new ConditionFailed();
+      const reasons = error.CancellationReasons ?? [];
+      const codes = reasons.map((reason) => reason.Code);
+      if (codes.includes('ConditionalCheckFailed')) {
+        const failed = new Set<string>();
+        const items: Record<string, Record<string, AttributeValue> | undefined> = {};
+        names.forEach((name, i) => {
+          if (reasons[i]?.Code !== 'ConditionalCheckFailed') return;
+          failed.add(name);
+          items[name] = reasons[i]?.Item;
+        });
+        throw new ConditionFailed(failed, items);
+      }
       // Only a conflict with another transaction is worth retrying; anything else
       // (throttling, a validation error) goes to the error mapping as it is.
       if (!codes.includes('TransactionConflict')) throw error;

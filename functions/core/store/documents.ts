@@ -8,8 +8,8 @@ import { newId, now } from '../ids';
 import { nameKey } from '../names';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Caller, Document } from '../types';
-import { check, getItems, idIs, itemIsAbsent, optimistically, put, remove, transactWrite, versionIs } from './client';
-import { nameTaken } from './folders';
+import { check, ConditionFailed, getItems, idIs, itemIsAbsent, optimistically, put, remove, transactWrite, versionIs } from './client';
+import { intoFolder, nameClash, whyRefused } from './folders';
 import { accessKey, documentKey, entryKey, folderKey } from './keys';
 import { roleIn, toDocument, toDocumentSummary, type StoredDocument } from './records';
 
@@ -45,25 +45,18 @@ export interface NewDocument {
   id?: string;
 }
 
+/**
+ * One transaction, no read: the folder and role conditions (intoFolder) decide 404 and 403,
+ * the name entry's and the document's absence 409.
+ */
 export function createDocument(caller: Caller, input: NewDocument): Promise<Document> {
   const key = nameKey(input.name);
   return optimistically(async () => {
-    const id = input.id ?? newId();
-    const lookup = await getItems([
-      folderKey(input.folderId),
-      accessKey(caller.userId),
-      entryKey('folders', input.folderId, key),
-      entryKey('documents', input.folderId, key),
-      ...(input.id ? [documentKey(input.id)] : []),
-    ]);
-    const folder = lookup(folderKey(input.folderId));
-    authorize(folder && roleIn(lookup, caller.userId, folder.repositoryId as string), 'write', 'Folder');
-    if (nameTaken(lookup, input.folderId, key)) throw conflict(`The folder already has an item named "${input.name}".`);
-    if (input.id && lookup(documentKey(input.id))) throw conflict(`A document with id "${input.id}" already exists.`);
+    const { repositoryId, conditions } = intoFolder(caller, input.folderId);
     const at = now();
     const document: Document = {
-      id,
-      repositoryId: folder!.repositoryId as string,
+      id: input.id ?? newId(),
+      repositoryId,
       folderId: input.folderId,
       name: input.name,
       contentType: input.contentType,
@@ -76,11 +69,20 @@ export function createDocument(caller: Caller, input: NewDocument): Promise<Docu
       updatedBy: caller.userId,
     };
     const items = documentItems(document);
-    await transactWrite([
-      put(items.document, itemIsAbsent),
-      put(items.entry, itemIsAbsent),
-      check(entryKey('folders', input.folderId, key), itemIsAbsent),
-    ]);
+    try {
+      await transactWrite({
+        ...conditions,
+        document: put(items.document, itemIsAbsent),
+        entry: put(items.entry, itemIsAbsent),
+        otherName: check(entryKey('folders', input.folderId, key), itemIsAbsent),
+      });
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error;
+      whyRefused(error, repositoryId);
+      if (nameClash(error)) throw conflict(`The folder already has an item named "${input.name}".`);
+      if (input.id && error.failed.has('document')) throw conflict(`A document with id "${input.id}" already exists.`);
+      throw error; // a service-made id clashed (2^-128): try again with a new one
+    }
     return document;
   });
 }
@@ -128,18 +130,24 @@ export function updateDocument(caller: Caller, changes: DocumentUpdate, precondi
     const entryMoves = folderId !== stored.folderId || items.key !== stored.nameKey;
 
     if (!entryMoves) {
-      await transactWrite([put(items.document, versionIs(stored.version)), put(items.entry, idIs(stored.id))]);
+      await transactWrite({ document: put(items.document, versionIs(stored.version)), entry: put(items.entry, idIs(stored.id)) });
       return next;
     }
-    // A new name or folder: the name must be free there (a second read, only for renames and moves).
-    const target = await getItems([entryKey('folders', folderId, items.key), entryKey('documents', folderId, items.key)]);
-    if (nameTaken(target, folderId, items.key)) throw conflict(`The folder already has an item named "${next.name}".`);
-    await transactWrite([
-      put(items.document, versionIs(stored.version)),
-      remove(entryKey('documents', stored.folderId, stored.nameKey), idIs(stored.id)),
-      put(items.entry, itemIsAbsent),
-      check(entryKey('folders', folderId, items.key), itemIsAbsent),
-    ]);
+    // A new name or folder: the entry moves, and the name must be free where it lands. The
+    // transaction's conditions say so; no read of the target's names first.
+    try {
+      await transactWrite({
+        document: put(items.document, versionIs(stored.version)),
+        oldEntry: remove(entryKey('documents', stored.folderId, stored.nameKey), idIs(stored.id)),
+        entry: put(items.entry, itemIsAbsent),
+        otherName: check(entryKey('folders', folderId, items.key), itemIsAbsent),
+      });
+    } catch (error) {
+      // Only a clash with the name decides here; a changed document means read it again.
+      const changed = error instanceof ConditionFailed && (error.failed.has('document') || error.failed.has('oldEntry'));
+      if (error instanceof ConditionFailed && !changed) throw conflict(`The folder already has an item named "${next.name}".`);
+      throw error;
+    }
     return next;
   });
 }
@@ -149,9 +157,9 @@ export function deleteDocument(caller: Caller, id: string, precondition: Precond
     const { item: stored, role } = await readDocument(caller, id);
     authorize(role, 'write', 'Document');
     checkPrecondition(precondition, stored!.version);
-    await transactWrite([
-      remove(documentKey(id), versionIs(stored!.version)),
-      remove(entryKey('documents', stored!.folderId, stored!.nameKey), idIs(id)),
-    ]);
+    await transactWrite({
+      document: remove(documentKey(id), versionIs(stored!.version)),
+      entry: remove(entryKey('documents', stored!.folderId, stored!.nameKey), idIs(id)),
+    });
   });
 }

@@ -1,21 +1,21 @@
 /** Folders: read, create under a parent, and list a folder's sub folders or documents. */
-import { authorize } from '../auth';
+import { authorize, writerRoles } from '../auth';
 import { conflict, notFound } from '../errors';
-import { newId, now } from '../ids';
+import { newFolderId, now, repositoryOfFolder } from '../ids';
 import { nameKey } from '../names';
 import type { PageQuery } from '../schemas';
-import type { Caller, DocumentSummary, Folder, Page } from '../types';
-import { check, getItems, itemIsAbsent, optimistically, put, transactWrite, type Item } from './client';
-import { accessKey, entryKey, entryPrefix, folderKey, folderPartition, type EntryKind } from './keys';
+import type { Caller, DocumentSummary, Folder, Page, Role } from '../types';
+import { attributeIn, attributeIs, check, ConditionFailed, getItems, itemIsAbsent, optimistically, put, transactWrite } from './client';
+import { accessKey, entryKey, entryPrefix, folderKey, folderPartition, roleAttribute, type EntryKind } from './keys';
 import { pageRequest, readPage } from './pages';
 import { roleIn, toDocumentSummary, toFolder } from './records';
 
 /** A folder and the caller's role in its repository, in one BatchGetItem. */
-async function readFolder(caller: Caller, id: string, extraKeys: ReturnType<typeof entryKey>[] = []) {
-  const lookup = await getItems([folderKey(id), accessKey(caller.userId), ...extraKeys]);
+async function readFolder(caller: Caller, id: string) {
+  const lookup = await getItems([folderKey(id), accessKey(caller.userId)]);
   const item = lookup(folderKey(id));
   const role = item ? roleIn(lookup, caller.userId, item.repositoryId as string) : undefined;
-  return { item, role, lookup };
+  return { item, role };
 }
 
 export async function getFolder(caller: Caller, id: string): Promise<Folder> {
@@ -32,24 +32,50 @@ export async function getRootFolder(caller: Caller, repositoryId: string): Promi
   return toFolder(item!);
 }
 
-/** True when a sub folder or a document of the folder already has this name key. */
-export function nameTaken(lookup: (key: ReturnType<typeof entryKey>) => Item | undefined, folderId: string, key: string) {
-  return lookup(entryKey('folders', folderId, key)) !== undefined || lookup(entryKey('documents', folderId, key)) !== undefined;
+/**
+ * The two conditions that open every transaction creating something in a folder: the folder
+ * exists in the repository its id names, and the caller may write there. They stand in for a
+ * read before the write, so a create is one request; the outcome of each condition decides the
+ * answer when the transaction fails (whyRefused).
+ */
+export function intoFolder(caller: Caller, folderId: string) {
+  const repositoryId = repositoryOfFolder(folderId);
+  if (!repositoryId) throw notFound('Folder');
+  return {
+    repositoryId,
+    conditions: {
+      folder: check(folderKey(folderId), attributeIs('repositoryId', repositoryId)),
+      access: check(accessKey(caller.userId), attributeIn(roleAttribute(repositoryId), writerRoles), { returnItem: true }),
+    },
+  };
 }
 
+/**
+ * Throws what a create refused by intoFolder's conditions answers, in the contract's order:
+ * no such folder, or not a member, 404; a role that may not write, 403. Returns when neither
+ * condition failed: the caller then explains its own steps (a taken name is 409).
+ */
+export function whyRefused(error: ConditionFailed, repositoryId: string): void {
+  if (error.failed.has('folder')) throw notFound('Folder');
+  if (error.failed.has('access')) {
+    const role = error.items['access']?.[roleAttribute(repositoryId)]?.S as Role | undefined;
+    authorize(role, 'write', 'Folder');
+  }
+}
+
+/** True when the transaction failed only because an entry of this name exists in the folder. */
+export const nameClash = (error: ConditionFailed) =>
+  (error.failed.has('entry') || error.failed.has('otherName')) && !error.failed.has('folder') && !error.failed.has('access');
+
+/** One transaction, no read: the conditions decide 404, 403 and 409 (whyRefused). */
 export function createFolder(caller: Caller, input: { parentId: string; name: string }): Promise<Folder> {
   const key = nameKey(input.name);
   return optimistically(async () => {
-    const { item: parent, role, lookup } = await readFolder(caller, input.parentId, [
-      entryKey('folders', input.parentId, key),
-      entryKey('documents', input.parentId, key),
-    ]);
-    authorize(role, 'write', 'Folder');
-    if (nameTaken(lookup, input.parentId, key)) throw conflict(`The folder already has an item named "${input.name}".`);
+    const { repositoryId, conditions } = intoFolder(caller, input.parentId);
     const at = now();
     const folder: Folder = {
-      id: newId(),
-      repositoryId: parent!.repositoryId as string,
+      id: newFolderId(repositoryId),
+      repositoryId,
       parentId: input.parentId,
       name: input.name,
       createdAt: at,
@@ -57,11 +83,19 @@ export function createFolder(caller: Caller, input: { parentId: string; name: st
       updatedAt: at,
       updatedBy: caller.userId,
     };
-    await transactWrite([
-      put({ ...folderKey(folder.id), ...folder }, itemIsAbsent),
-      put({ ...entryKey('folders', input.parentId, key), ...folder, nameKey: key }, itemIsAbsent),
-      check(entryKey('documents', input.parentId, key), itemIsAbsent),
-    ]);
+    try {
+      await transactWrite({
+        ...conditions,
+        newFolder: put({ ...folderKey(folder.id), ...folder }, itemIsAbsent),
+        entry: put({ ...entryKey('folders', input.parentId, key), ...folder, nameKey: key }, itemIsAbsent),
+        otherName: check(entryKey('documents', input.parentId, key), itemIsAbsent),
+      });
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error;
+      whyRefused(error, repositoryId);
+      if (nameClash(error)) throw conflict(`The folder already has an item named "${input.name}".`);
+      throw error; // nothing the caller did: try again, with a new id
+    }
     return folder;
   });
 }

@@ -38,12 +38,12 @@ export function createRepository(caller: Caller, input: { name: string; descript
       updatedBy: userId,
     };
     const { role: _role, ...stored } = repository;
-    await transactWrite([
-      put({ ...repositoryKey(id), ...stored }, itemIsAbsent),
-      put({ ...folderKey(id), ...root }, itemIsAbsent),
-      put({ ...membershipKey(userId, nameKey(input.name), id), ...repository, userId }, itemIsAbsent),
-      update(accessKey(userId), 'SET #role = :role', { '#role': roleAttribute(id) }, { ':role': 'owner' }),
-    ]);
+    await transactWrite({
+      repository: put({ ...repositoryKey(id), ...stored }, itemIsAbsent),
+      root: put({ ...folderKey(id), ...root }, itemIsAbsent),
+      membership: put({ ...membershipKey(userId, nameKey(input.name), id), ...repository, userId }, itemIsAbsent),
+      access: update(accessKey(userId), 'SET #role = :role', { '#role': roleAttribute(id) }, { ':role': 'owner' }),
+    });
     return repository;
   });
 }
@@ -74,9 +74,9 @@ export function addMember(repositoryId: string, userId: string, role: Role): Pro
     const item = lookup(repositoryKey(repositoryId));
     if (!item) throw notFound('Repository');
     const repository = toRepository(item, role);
-    await transactWrite([
-      put({ ...membershipKey(userId, nameKey(repository.name), repositoryId), ...repository, userId }),
-      update(accessKey(userId), 'SET #role = :role', { '#role': roleAttribute(repositoryId) }, { ':role': role }),
-    ]);
+    await transactWrite({
+      membership: put({ ...membershipKey(userId, nameKey(repository.name), repositoryId), ...repository, userId }),
+      access: update(accessKey(userId), 'SET #role = :role', { '#role': roleAttribute(repositoryId) }, { ':role': role }),
+    });
   });
 }
