@@ -34,7 +34,21 @@ export const functionBundling = {
    * `Dynamic require of "node:https" is not supported`.
    */
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
+  /**
+   * Lambda hands a function its credentials in environment variables, so the SDK's default
+   * credential chain (SSO, ini files, STS web identity, process, ECS, EC2 metadata, with the
+   * SSO and STS clients they need) is ~140 KB of a handler's ~410 KB that never runs. The
+   * alias swaps it for a 20-line reader of those variables (functions/core/store/env-credentials.ts).
+   * The path is relative to the project root, where NodejsFunction runs esbuild (local bundling).
+   */
+  esbuildArgs: { '--alias': '@aws-sdk/credential-provider-node=./functions/core/store/env-credentials.ts' },
 } as const;
+
+/** `--alias:from=to` of `esbuildArgs`, as esbuild's API takes it. */
+function aliases(): Record<string, string> {
+  const [from, to] = functionBundling.esbuildArgs['--alias'].split('=') as [string, string];
+  return { [from]: to };
+}
 
 /** The esbuild options NodejsFunction derives from `functionBundling`, for bundling outside CDK. */
 export function esbuildOptions(entry: string, outfile: string): BuildOptions {
@@ -50,6 +64,9 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     mainFields: [...functionBundling.mainFields],
     external: [...functionBundling.externalModules],
     banner: { js: functionBundling.banner },
+    alias: aliases(),
+    // esbuild resolves an alias's relative path from its working directory.
+    absWorkingDir: projectRoot,
     tsconfig: join(projectRoot, 'tsconfig.json'),
     logLevel: 'silent',
   };
