@@ -56,6 +56,18 @@ export const routes: readonly Route[] = [
   { name: 'CreateDocument', method: 'POST', path: '/document', handler: 'documents/create-document', dynamodb: WRITE },
   { name: 'UpdateDocument', method: 'PUT', path: '/document', handler: 'documents/update-document', dynamodb: WRITE },
   { name: 'DeleteDocument', method: 'DELETE', path: '/document/{id}', handler: 'documents/delete-document', dynamodb: WRITE },
+  // The API's own reference, public: the OpenAPI document and Swagger UI (docs/api-decisions.md).
+  { name: 'GetOpenApi', method: 'GET', path: '/openapi.json', handler: 'docs/get-openapi', dynamodb: [], public: true },
+  { name: 'GetDocsPage', method: 'GET', path: '/docs', handler: 'docs/get-docs-page', dynamodb: [], public: true },
+  {
+    name: 'GetDocsAsset',
+    method: 'GET',
+    path: '/docs/{asset}',
+    handler: 'docs/get-docs-asset',
+    dynamodb: [],
+    public: true,
+    files: ['node_modules/swagger-ui-dist/swagger-ui-bundle.js', 'node_modules/swagger-ui-dist/swagger-ui.css'],
+  },
 ];
 
 /**

@@ -1,7 +1,8 @@
 /**
  * A small local stand-in for API Gateway HTTP API (payload format 2.0), driven only by
  * functions/routes.ts: the same route table, the same `$default` fallback, a JWT authorizer
- * on every declared route, and the same event shape the Lambda handlers get on AWS.
+ * on every declared route but the public ones, and the same event shape the Lambda handlers
+ * get on AWS.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -328,7 +329,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     const resolution = resolveRoute(method, path);
     let claims: JwtClaims | undefined;
-    if (resolution.kind === 'route') {
+    // A public route (the API's docs) has no authorizer, like `$default`.
+    if (resolution.kind === 'route' && !resolution.route.public) {
       const authorization = headerValue(req, 'authorization');
       const token = bearerToken(authorization);
       if (!token) {

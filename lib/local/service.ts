@@ -5,12 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { routes } from '../../functions/routes';
 import { defaultTableName } from '../table';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
 import { createGateway, problem, type Gateway } from './gateway';
 import { readOrCreateOnce } from './write-once';
 import { LOCAL_ISSUER, verifierFromEnv, type IssueTokenOptions, type LocalIssuer } from './jwt';
+
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface LocalServiceOptions {
   /** 0 = a free port; default 0. */
@@ -104,6 +108,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     ).trim();
     // Handlers log JSON through Powertools; locally the access line is the one line per request.
     process.env['LOG_LEVEL'] ||= 'WARN';
+    // On AWS a route's `files` sit beside its bundle; here they are read where they are.
+    process.env['DOCS_ASSETS_DIR'] ||= docsAssetsDir();
 
     const localIssuer: LocalIssuer | undefined = auth.localIssuer;
     gateway = createGateway({
@@ -134,6 +140,14 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     running = false;
     throw error;
   }
+}
+
+/** The one folder holding the docs asset route's `files` (swagger-ui-dist). */
+function docsAssetsDir(): string {
+  const files = routes.find((route) => route.name === 'GetDocsAsset')?.files ?? [];
+  const dirs = new Set(files.map((file) => dirname(join(projectRoot, file))));
+  if (dirs.size !== 1) throw new Error(`The docs assets must share one folder; the route table lists ${[...dirs].join(', ') || 'none'}.`);
+  return [...dirs][0]!;
 }
 
 /** The local issuer's discovery documents, served without a token. */

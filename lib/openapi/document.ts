@@ -1,0 +1,376 @@
+/**
+ * Builds the OpenAPI 3.1 document from the route table (functions/routes.ts), the request
+ * schemas the handlers validate with (functions/core/schemas.ts), the response schemas
+ * (./resources.ts) and the error catalogue (functions/core/errors.ts). Nothing here is
+ * written by hand twice: `npm run openapi` writes the result to openapi.json, and a test
+ * fails when the committed file differs from what this builds.
+ *
+ * Never imported by a handler: the generator stays out of every Lambda bundle.
+ */
+import * as z from 'zod/mini';
+import packageJson from '../../package.json' with { type: 'json' };
+import type { ProblemKind } from '../../functions/core/errors';
+import { MAX_BODY_BYTES } from '../../functions/core/http/request-guards';
+import { routes, type Route } from '../../functions/routes';
+import { operations, tags, type OperationSpec, type Tag } from './operations';
+import {
+  documentListSchema,
+  documentSchema,
+  documentSummarySchema,
+  folderListSchema,
+  folderSchema,
+  gatewayMessageSchema,
+  problemInfo,
+  problemKinds,
+  problemSchema,
+  repositoryListSchema,
+  repositorySchema,
+} from './resources';
+
+type Json = Record<string, unknown>;
+
+const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const responseRef = (name: string) => `#/components/responses/${name}`;
+
+/** zod → JSON Schema 2020-12 (OpenAPI 3.1's dialect), without the keywords a component does not need. */
+function toJsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): Json {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'throw' }) as Json;
+  return rest;
+}
+
+/** Several schemas at once, as components that refer to each other by `$ref`. */
+function toComponents(schemas: Record<string, z.core.$ZodType>, io: 'input' | 'output'): Record<string, Json> {
+  const registry = z.registry<{ id: string }>();
+  for (const [id, schema] of Object.entries(schemas)) registry.add(schema, { id });
+  const { schemas: converted } = z.toJSONSchema(registry, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'throw',
+    uri: (id) => `#/components/schemas/${id}`,
+  }) as { schemas: Record<string, Json> };
+  return Object.fromEntries(
+    Object.entries(converted).map(([id, { $schema: _s, $id: _i, ...rest }]) => [id, rest]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors: one response component per status, each answer's body one problem+json schema per kind.
+
+const pascal = (kind: string) => kind.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
+const problemSchemaName = (kind: ProblemKind) => `${pascal(kind === 'validation-error' ? 'validation' : kind)}Problem`;
+
+/** Kinds API Gateway can answer itself on AWS, before (or instead of) a handler. */
+const gatewayKinds = new Set<ProblemKind>(['unauthorized', 'payload-too-large', 'throttled', 'internal', 'unavailable']);
+
+interface ErrorResponse {
+  name: string;
+  kinds: ProblemKind[];
+  description: string;
+  headers?: Json;
+}
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** Error responses by the name of their component. */
+const errorResponses: ErrorResponse[] = [
+  { name: 'InvalidRequest', kinds: ['validation-error'], description: 'A path or query parameter, or a header, failed validation; `errors[]` names each.' },
+  {
+    name: 'InvalidBody',
+    kinds: ['validation-error', 'malformed-json'],
+    description: 'The body is not valid JSON, or a field (or parameter) failed validation; `errors[]` names each.',
+  },
+  {
+    name: 'Unauthorized',
+    kinds: ['unauthorized'],
+    description:
+      'No bearer token, or one that fails verification. On AWS the answer comes from API Gateway\'s JWT authorizer, with its own body (`{"message": "Unauthorized"}`).',
+    headers: { 'WWW-Authenticate': header('WWWAuthenticate') },
+  },
+  { name: 'Forbidden', kinds: ['forbidden'], description: 'Your role in the repository does not allow the change.' },
+  { name: 'NotFound', kinds: ['not-found'], description: 'No such resource, or you are not a member of its repository.' },
+  { name: 'Conflict', kinds: ['conflict'], description: 'A name or id clash.' },
+  { name: 'PreconditionFailed', kinds: ['precondition-failed'], description: 'The stored version is not the one required; nothing changed.' },
+  {
+    name: 'PayloadTooLarge',
+    kinds: ['payload-too-large'],
+    description: `The request body is over ${MAX_BODY_BYTES} bytes (on any route), or \`content\` is over its limit.`,
+  },
+  { name: 'UnsupportedMediaType', kinds: ['unsupported-media-type'], description: 'The body is not `application/json` (UTF-8).' },
+  {
+    name: 'TooManyRequests',
+    kinds: ['throttled'],
+    description: 'Throttled, by the database or (on AWS) by API Gateway; retry after a while.',
+    headers: { 'Retry-After': header('RetryAfter') },
+  },
+  { name: 'InternalServerError', kinds: ['internal'], description: 'A bug. The body never shows internals.' },
+  {
+    name: 'ServiceUnavailable',
+    kinds: ['unavailable'],
+    description: 'The database is unavailable, or changes kept colliding; retry after a while.',
+    headers: { 'Retry-After': header('RetryAfter') },
+  },
+];
+
+function errorResponse({ kinds, description, headers }: ErrorResponse): Json {
+  const byGateway = kinds.some((kind) => gatewayKinds.has(kind));
+  const problem = kinds.length === 1 ? schemaRef(problemSchemaName(kinds[0]!)) : { oneOf: kinds.map((k) => schemaRef(problemSchemaName(k))) };
+  const content: Json = { 'application/problem+json': { schema: problem } };
+  if (byGateway) content['application/json'] = { schema: schemaRef('GatewayMessage') };
+  return {
+    description: byGateway ? `${description} API Gateway's own answers on AWS are \`application/json\` \`{"message": "..."}\`.` : description,
+    // API Gateway's own answers carry no Cache-Control; the service's always do.
+    headers: { 'Cache-Control': header(byGateway ? 'CacheControlIfAny' : 'CacheControl'), ...headers },
+    content,
+  };
+}
+
+const statusOf = (response: ErrorResponse) => problemInfo(response.kinds[0]!).status;
+const errorResponseNamed = (name: string) => errorResponses.find((r) => r.name === name)!;
+
+/** The error responses an operation can answer with, by status. */
+function operationErrors(route: Route, spec: OperationSpec): Record<string, Json> {
+  const names: string[] = [];
+  const takesInput = spec.params || spec.query || spec.ifMatch || spec.pathParameter;
+  if (spec.body) names.push('InvalidBody');
+  else if (takesInput) names.push('InvalidRequest');
+  if (!route.public) names.push('Unauthorized');
+  const domain: Record<string, string | undefined> = {
+    Forbidden: spec.errors?.forbidden,
+    NotFound: spec.errors?.['not-found'],
+    Conflict: spec.errors?.conflict,
+    PreconditionFailed: spec.errors?.['precondition-failed'],
+  };
+  for (const [name, description] of Object.entries(domain)) if (description) names.push(name);
+  names.push('PayloadTooLarge');
+  if (spec.body) names.push('UnsupportedMediaType');
+  names.push('TooManyRequests', 'InternalServerError', 'ServiceUnavailable');
+
+  const responses: Record<string, Json> = {};
+  for (const name of names) {
+    const description = domain[name];
+    responses[String(statusOf(errorResponseNamed(name)))] = { $ref: responseRef(name), ...(description ? { description } : {}) };
+  }
+  return responses;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations.
+
+/** Parameters are shared components, declared once by name; two different ones of a name fail. */
+class Parameters {
+  readonly components: Record<string, Json> = {};
+  ref(key: string, parameter: Json): Json {
+    const existing = this.components[key];
+    if (existing && JSON.stringify(existing) !== JSON.stringify(parameter)) {
+      throw new Error(`Two different parameters would be components.parameters.${key}`);
+    }
+    this.components[key] = parameter;
+    return { $ref: `#/components/parameters/${key}` };
+  }
+}
+
+/** One parameter per property of a params/query schema; its description moves up from the schema. */
+function schemaParameters(parameters: Parameters, schema: z.core.$ZodObject, location: 'path' | 'query'): Json[] {
+  // Path parameters are text as sent; query parameters are documented as the value they parse
+  // to (`limit` is an integer), which is how OpenAPI describes a `form`-style parameter.
+  const input = toJsonSchema(schema, 'input') as { properties: Record<string, Json>; required?: string[] };
+  const parsed = location === 'query' ? (toJsonSchema(schema, 'output') as { properties: Record<string, Json> }) : input;
+  return Object.keys(input.properties).map((name) => {
+    const { description, examples, ...property } = parsed.properties[name]!;
+    const required = location === 'path' || (input.required ?? []).includes(name);
+    return parameters.ref(name, {
+      name,
+      in: location,
+      required,
+      ...(description ? { description } : {}),
+      schema: property,
+      ...(Array.isArray(examples) ? { example: examples[0] } : {}),
+    });
+  });
+}
+
+function successResponse(spec: OperationSpec): Json {
+  const { success } = spec;
+  const headers: Json = { 'Cache-Control': header(success.cacheControl === 'public' ? 'PublicCacheControl' : 'CacheControl') };
+  if (success.location) {
+    headers['Location'] = { description: 'The path of the new resource.', required: true, schema: { type: 'string', pattern: success.location } };
+  }
+  if (success.etag) headers['ETag'] = header('ETag');
+  if (success.contentSecurityPolicy) headers['Content-Security-Policy'] = header('ContentSecurityPolicy');
+  const response: Json = { description: success.description, headers };
+  const body = success.body;
+  if (body && 'schema' in body) response['content'] = { 'application/json': { schema: schemaRef(body.schema) } };
+  if (body && 'mediaTypes' in body) {
+    response['content'] = Object.fromEntries(
+      Object.entries(body.mediaTypes).map(([type, { description }]) => [
+        type,
+        { schema: type === 'application/json' ? { type: 'object', ...(description ? { description } : {}) } : { type: 'string' } },
+      ]),
+    );
+  }
+  return response;
+}
+
+function operation(route: Route, spec: OperationSpec, parameters: Parameters): Json {
+  const params: Json[] = [];
+  if (spec.params) params.push(...schemaParameters(parameters, spec.params, 'path'));
+  if (spec.pathParameter) {
+    const { name, description, enum: values } = spec.pathParameter;
+    params.push({ name, in: 'path', required: true, description, schema: { type: 'string', enum: [...values] } });
+  }
+  if (spec.query) params.push(...schemaParameters(parameters, spec.query, 'query'));
+  if (spec.ifMatch) params.push({ $ref: '#/components/parameters/If-Match' });
+  return {
+    operationId: route.name[0]!.toLowerCase() + route.name.slice(1),
+    tags: [spec.tag],
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    ...(route.public ? { security: [] } : {}),
+    ...(params.length > 0 ? { parameters: params } : {}),
+    ...(spec.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(spec.body.name) } } } }
+      : {}),
+    responses: { [String(spec.success.status)]: successResponse(spec), ...operationErrors(route, spec) },
+  };
+}
+
+/**
+ * 405 is only ever the `$default` route's answer, which lives in an extension (x-default-route)
+ * that OpenAPI tools do not look into: written out in full there, not as components.
+ */
+function methodNotAllowed(): Json {
+  return {
+    description: 'The path exists, but not with this method.',
+    headers: {
+      'Cache-Control': header('CacheControl'),
+      Allow: { description: 'The methods the path serves.', required: true, schema: { type: 'string', pattern: '^[A-Z]+(?:, [A-Z]+)*$' } },
+    },
+    content: { 'application/problem+json': { schema: toJsonSchema(problemSchema('method-not-allowed'), 'output') } },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The document.
+
+/** `If-Match` as preconditions.ts parses it: `*`, or a comma-separated list of entity tags. */
+export const IF_MATCH_PATTERN = '^\\s*(?:\\*|(?:W/)?"[^",]*"(?:\\s*,\\s*(?:W/)?"[^",]*")*)\\s*$';
+
+const components = (parameters: Parameters) => ({
+  securitySchemes: {
+    bearerAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description:
+        'A JWT from the configured OpenID Connect issuer, verified as API Gateway\'s JWT authorizer does: RS256 signature ' +
+        'against the issuer\'s JWKS, `iss`, `aud` (or `client_id`), `exp`, `nbf`. The caller is `sub`. Locally: ' +
+        '`npm run --silent token -- <user>`.',
+    },
+  },
+  parameters: {
+    ...parameters.components,
+    'If-Match': {
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description:
+        'Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`. A weak tag ' +
+        '(`W/"3"`) never matches. Otherwise 412, and nothing changes. Malformed is 400.',
+      schema: { type: 'string', pattern: IF_MATCH_PATTERN },
+      example: '"1"',
+    },
+  },
+  headers: {
+    CacheControl: { description: 'Responses hold private data: never stored.', required: true, schema: { type: 'string', enum: ['no-store'] } },
+    CacheControlIfAny: {
+      description: '`no-store` when the service answers; API Gateway\'s own answers on AWS have none.',
+      required: false,
+      schema: { type: 'string', enum: ['no-store'] },
+    },
+    PublicCacheControl: {
+      description: 'Public, and the same for everyone: caches may keep it a few minutes.',
+      required: true,
+      schema: { type: 'string', enum: ['public, max-age=300'] },
+    },
+    ContentSecurityPolicy: { description: 'The page runs only its own scripts.', required: true, schema: { type: 'string', minLength: 1 } },
+    ETag: { description: 'The document\'s version as a strong entity tag: `"<version>"`.', required: true, schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' } },
+    WWWAuthenticate: {
+      description: '`Bearer`, with `error="invalid_token"` when a token was sent but failed verification.',
+      required: true,
+      schema: { type: 'string', pattern: '^Bearer\\b' },
+    },
+    RetryAfter: {
+      description: 'Seconds to wait before retrying. Always sent by the service; API Gateway\'s own 429 on AWS has none.',
+      required: false,
+      schema: { type: 'string', pattern: '^[0-9]+$' },
+    },
+  },
+  schemas: {
+    ...toComponents(
+      {
+        Repository: repositorySchema,
+        Folder: folderSchema,
+        Document: documentSchema,
+        DocumentSummary: documentSummarySchema,
+        RepositoryList: repositoryListSchema,
+        FolderList: folderListSchema,
+        DocumentList: documentListSchema,
+        ...Object.fromEntries(
+          problemKinds.filter((kind) => kind !== 'method-not-allowed').map((kind) => [problemSchemaName(kind), problemSchema(kind)]),
+        ),
+        GatewayMessage: gatewayMessageSchema,
+      },
+      'output',
+    ),
+    ...toComponents(Object.fromEntries(Object.values(operations).flatMap((spec) => (spec.body ? [[spec.body.name, spec.body.schema]] : []))), 'input'),
+  },
+  responses: Object.fromEntries(errorResponses.map((response) => [response.name, errorResponse(response)])),
+});
+
+const description = `The HTTP contract of the documents service: repositories, folders and UTF-8 text documents.
+
+- **Authentication.** Every operation needs \`Authorization: Bearer <JWT>\` except those marked public (this reference).
+- **Errors** are [RFC 9457](https://www.rfc-editor.org/rfc/rfc9457) \`application/problem+json\` with a stable \`type\` per kind
+  (\`urn:problem-type:documents:<kind>\`); validation errors list each field in \`errors[]\`.
+  On AWS, API Gateway answers some requests itself (401 from its JWT authorizer, 429 when it throttles, 413 over 10 MB,
+  500/503 when a function fails): those bodies are \`application/json\` \`{"message": "..."}\`.
+- **Lists** are pages: \`limit\` (1–100, default 50) and the \`nextToken\` of the previous page; ordered by name,
+  case-insensitively. An altered token, or one from another list, is 400.
+- **Concurrency.** Documents carry \`ETag: "<version>"\`; send it back in \`If-Match\` (or \`version\`) to update or
+  delete only that version (412 otherwise).
+- **Unknown routes.** A path no operation has is 404; a known path with another method is 405 with \`Allow\`
+  (\`x-default-route\`). Neither needs a token.`;
+
+export function buildOpenApiDocument(): Json {
+  const names = new Set(routes.map((r) => r.name));
+  for (const name of Object.keys(operations)) if (!names.has(name)) throw new Error(`lib/openapi/operations.ts describes ${name}, which no route has`);
+  const parameters = new Parameters();
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const spec = operations[route.name];
+    if (!spec) throw new Error(`Route ${route.name} (${route.method} ${route.path}) has no entry in lib/openapi/operations.ts`);
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, spec, parameters) };
+  }
+  const builtComponents = components(parameters);
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Documents service API',
+      version: packageJson.version,
+      summary: 'Repositories, folders and documents over REST.',
+      description,
+    },
+    servers: [{ url: '/', description: 'The host serving this document (locally `http://127.0.0.1:3000`; on AWS the HTTP API\'s URL).' }],
+    security: [{ bearerAuth: [] }],
+    tags: (Object.keys(tags) as Tag[]).map((name) => ({ name, description: tags[name] })),
+    paths,
+    components: builtComponents,
+    'x-default-route': {
+      description: "What API Gateway's `$default` route answers for a request no operation matches. Public.",
+      responses: {
+        '404': { $ref: responseRef('NotFound'), description: 'No operation has this path.' },
+        '405': methodNotAllowed(),
+      },
+    },
+  };
+}
