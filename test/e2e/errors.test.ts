@@ -308,8 +308,10 @@ describe('401', () => {
     expectUnauthorized(await anonymous().get('/'), false);
   });
 
-  it('needs a token on every route of the route table', async () => {
-    for (const route of routes) {
+  it('needs a token on every route of the route table but the public ones (the docs)', async () => {
+    const guarded = routes.filter((route) => !route.public);
+    expect(guarded.length).toBeGreaterThan(10);
+    for (const route of guarded) {
       const path = route.path.replace('{id}', randomId());
       const json = route.method === 'POST' || route.method === 'PUT' ? { name: 'x' } : undefined;
       expectUnauthorized(await anonymous().request(route.method, path, { json }), false);

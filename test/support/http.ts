@@ -1,10 +1,20 @@
 /**
- * A thin fetch client for the end-to-end tests, plus fixtures that build data through the
- * public API only (never through the database) and the assertions every error answer shares.
+ * The end-to-end tests' client: the project's typed client (lib/client: openapi-fetch over
+ * types generated from openapi.json) with every response checked against openapi.json
+ * (./contract.ts), plus fixtures that build data through the public API only (never through
+ * the database) and the assertions every error answer shares.
+ *
+ * `api.client` is the typed client for calls the contract allows; `api.request()` sends
+ * anything at all (malformed bodies, unknown routes) through the same client, so those
+ * answers are checked against the contract too.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { expect } from 'vitest';
+import type { Middleware } from 'openapi-fetch';
+import { afterAll, expect } from 'vitest';
+import { createDocumentsClient, type DocumentsClient } from '../../lib/client';
 import type { Document as CoreDocument, Folder, Repository } from '../../functions/core/types';
+import { assertKeepsContract, contractStats } from './contract';
+import { reportStat } from './stats';
 
 /** What the tests need of the running service (test/support/service.ts provides it). */
 export interface TestService {
@@ -31,11 +41,35 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
+/** Response texts, read once by the contract check and kept for the test to look at. */
+const texts = new WeakMap<Response, string>();
+
+/** Every answer the client receives must keep openapi.json: status, headers and body. */
+const keepsContract: Middleware = {
+  async onResponse({ request, response }) {
+    const text = await response.text();
+    assertKeepsContract({ method: request.method, path: new URL(request.url).pathname, status: response.status, headers: response.headers, body: text });
+    const copy = new Response(text === '' ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    texts.set(copy, text);
+    return copy;
+  },
+};
+
+// Each test file (one process) says how many answers it checked.
+afterAll(() => reportStat('responsesValidated', contractStats.validated));
+
+/** `client.request` without the compile-time path check: for requests the contract does not allow. */
+type AnyRequest = (method: string, url: string, init: Record<string, unknown>) => Promise<{ response: Response }>;
+
 export class Api {
   readonly baseUrl: string;
+  /** The typed client (openapi-fetch), authenticated as this caller. */
+  readonly client: DocumentsClient;
 
   constructor(baseUrl: string, readonly token?: string) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.client = createDocumentsClient(this.baseUrl, token === undefined ? {} : { token });
+    this.client.use(keepsContract);
   }
 
   /** The same caller with another `Authorization` (or none). */
@@ -43,30 +77,32 @@ export class Api {
     return new Api(this.baseUrl, token);
   }
 
+  /** The answer to a typed call, in the shape the assertions below take. */
+  static async from(request: string, call: Promise<{ response: Response }>): Promise<HttpResponse> {
+    return toHttpResponse(request, (await call).response);
+  }
+
+  /** Anything at all: any method, any path (with its query), any body. */
   async request(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse> {
-    const headers: Record<string, string> = {};
-    if (this.token !== undefined) headers['authorization'] = `Bearer ${this.token}`;
+    const headers: Record<string, string | null> = {};
     let body: string | Uint8Array | undefined;
+    let bodySerializer: ((b: unknown) => unknown) | undefined;
     if (options.json !== undefined) {
-      body = JSON.stringify(options.json);
-      headers['content-type'] = 'application/json';
+      body = options.json as string; // serialized by the client, as JSON
     } else if (options.raw !== undefined) {
       body = options.raw;
+      bodySerializer = (raw) => raw;
+      headers['content-type'] = null; // the client would say JSON; the body says what it is
     }
     for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
-
-    const res = await fetch(this.baseUrl + path, { method, headers, body });
-    const text = await res.text();
-    const contentType = res.headers.get('content-type') ?? '';
-    let parsed: unknown = text;
-    if (text !== '' && /^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = text;
-      }
-    }
-    return { request: `${method} ${path}`, status: res.status, headers: res.headers, body: parsed, text };
+    const send = this.client.request as unknown as AnyRequest;
+    const { response } = await send(method.toLowerCase(), path, {
+      headers,
+      ...(body === undefined ? {} : { body }),
+      ...(bodySerializer ? { bodySerializer } : {}),
+      parseAs: 'text',
+    });
+    return toHttpResponse(`${method} ${path}`, response);
   }
 
   get(path: string, headers?: Record<string, string>) {
@@ -81,6 +117,21 @@ export class Api {
   delete(path: string, headers?: Record<string, string>) {
     return this.request('DELETE', path, { headers });
   }
+}
+
+function toHttpResponse(request: string, response: Response): HttpResponse {
+  const text = texts.get(response);
+  if (text === undefined) throw new Error(`${request}: the answer did not pass the contract check`);
+  const contentType = response.headers.get('content-type') ?? '';
+  let parsed: unknown = text;
+  if (text !== '' && /^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  return { request, status: response.status, headers: response.headers, body: parsed, text };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -121,12 +172,12 @@ export function ensure(res: HttpResponse, status: number): HttpResponse {
 }
 
 export async function newRepository(api: Api, fields: { name?: string; description?: string } = {}): Promise<Repository> {
-  const res = await api.post('/', { name: fields.name ?? uniqueName('repo'), ...(fields.description === undefined ? {} : { description: fields.description }) });
-  return ensure(res, 201).body as Repository;
+  const body = { name: fields.name ?? uniqueName('repo'), ...(fields.description === undefined ? {} : { description: fields.description }) };
+  return ensure(await Api.from('POST /', api.client.POST('/', { body })), 201).body as Repository;
 }
 
 export async function newFolder(api: Api, parentId: string, name = uniqueName('folder')): Promise<Folder> {
-  return ensure(await api.post('/folder', { parentId, name }), 201).body as Folder;
+  return ensure(await Api.from('POST /folder', api.client.POST('/folder', { body: { parentId, name } })), 201).body as Folder;
 }
 
 export async function newDocument(
@@ -134,12 +185,12 @@ export async function newDocument(
   folderId: string,
   fields: { name?: string; content?: string; contentType?: string; id?: string } = {},
 ): Promise<Document> {
-  const res = await api.post('/document', { folderId, name: uniqueName('doc'), ...fields });
+  const res = await Api.from('POST /document', api.client.POST('/document', { body: { folderId, name: uniqueName('doc'), ...fields } }));
   return ensure(res, 201).body as Document;
 }
 
 export async function getDocument(api: Api, id: string): Promise<Document> {
-  return ensure(await api.get(`/document/${id}`), 200).body as Document;
+  return ensure(await Api.from(`GET /document/${id}`, api.client.GET('/document/{id}', { params: { path: { id } } })), 200).body as Document;
 }
 
 /** Follows `nextToken` to the end of a list; every page must be a 200. */
