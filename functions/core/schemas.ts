@@ -109,7 +109,12 @@ const mediaType = new RegExp(`^${token}/${token}(?:[ \\t]*;[ \\t]*${token}=(?:${
 const contentTypeSchema = text().check(
   ...maxChars(MAX_CONTENT_TYPE_LENGTH),
   z.regex(mediaType, 'must be a media type such as "text/markdown; charset=utf-8"'),
-  z.meta({ description: 'A media type (RFC 9110), with optional parameters.', examples: ['text/markdown; charset=utf-8'] }),
+  z.meta({
+    description: 'A media type (RFC 9110), with optional parameters.',
+    // One JSON Schema `pattern` for both rules: well-formed text, and a media type.
+    pattern: `^(?=\\P{Cs}*$)${mediaType.source.slice(1)}`,
+    examples: ['text/markdown; charset=utf-8'],
+  }),
 );
 
 const versionSchema = z.int(expected('a whole number')).check(
