@@ -82,6 +82,7 @@ export class RouteFunction extends Construct {
         bundleAwsSDK: true,
         externalModules: [...functionBundling.externalModules],
         banner: functionBundling.banner,
+        esbuildArgs: { ...functionBundling.esbuildArgs },
         tsconfig: join(projectRoot, 'tsconfig.json'),
         // Files the handler reads at run time (e.g. the docs page's assets) go beside the bundle.
         ...(files.length > 0

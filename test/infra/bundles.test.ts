@@ -6,14 +6,14 @@
  * breaks at its first SDK call, a missing file, a handler export that was tree-shaken away.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fallbackRoute, routes } from '../../functions/routes';
-import { bundleHandler } from '../../lib/bundling';
+import { bundleHandler, projectRoot } from '../../lib/bundling';
 import { buildEvent, resolveRoute } from '../../lib/local/gateway';
 import { createTestTable } from '../support/dynamodb';
 
@@ -64,7 +64,8 @@ async function invoke(
   const bundle = bundles.get(resolution.route.name)!;
   try {
     await run(process.execPath, ['--input-type=module', '-e', INVOKE, bundle, eventFile, resultFile], {
-      env: { ...process.env, ...env },
+      // No DOCS_ASSETS_DIR: a deployed function finds its files beside its bundle.
+      env: { ...process.env, DOCS_ASSETS_DIR: undefined, ...env },
     });
   } catch (error) {
     // Node prints the failing line of a minified bundle (a whole megabyte): keep the short ones.
@@ -95,7 +96,10 @@ beforeAll(async () => {
   };
   await Promise.all(
     [...routes, fallbackRoute].map(async (route) => {
-      bundles.set(route.name, await bundleHandler(route.handler, join(workdir, route.name)));
+      const outdir = join(workdir, route.name);
+      bundles.set(route.name, await bundleHandler(route.handler, outdir));
+      // As the stack's afterBundling hook does: the files a route reads go beside its bundle.
+      for (const file of 'files' in route ? (route.files ?? []) : []) copyFileSync(join(projectRoot, file), join(outdir, basename(file)));
     }),
   );
 }, 120_000);
@@ -137,6 +141,19 @@ describe('every deployed bundle answers a real request', () => {
     const invalid = await invoke('POST', '/', { body: { name: '' } });
     expect(invalid).toMatchObject({ status: 400, headers: { 'content-type': 'application/problem+json' } });
     expect(invalid.body.errors[0]).toMatchObject({ path: 'name' });
+  });
+
+  it('serves the API reference from the bundles, with the files copied beside them', async () => {
+    const spec = await invoke('GET', '/openapi.json');
+    expect(spec).toMatchObject({ status: 200, body: { openapi: expect.stringMatching(/^3\.1\./) } });
+    const page = await invoke('GET', '/docs');
+    expect(page).toMatchObject({ status: 200, headers: { 'content-type': expect.stringContaining('text/html') } });
+    for (const file of routes.flatMap((r) => r.files ?? [])) {
+      const asset = await invoke('GET', `/docs/${basename(file)}`);
+      expect(asset.status, file).toBe(200);
+      expect(asset.body.length).toBe(readFileSync(join(projectRoot, file), 'utf8').length);
+    }
+    expect((await invoke('GET', '/docs/..%2Fpackage.json')).status).toBe(404);
   });
 
   it('has exercised every route of the route table', () => {

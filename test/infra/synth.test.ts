@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../functions/routes';
-import { projectRoot } from '../../lib/bundling';
+import { bundleHandler, projectRoot } from '../../lib/bundling';
 import { buildApp, defaultStackName } from '../../lib/stack/app';
 
 const run = promisify(execFile);
@@ -55,6 +55,20 @@ describe('npx cdk synth', () => {
       const bundle = join(assetDir, 'index.mjs');
       expect(existsSync(bundle), `${id}: ${bundle}`).toBe(true);
       expect(statSync(bundle).size).toBeGreaterThan(0);
+    }
+  });
+
+  it('deploys byte for byte the bundle that lib/bundling.ts makes (what bundles.test.ts runs)', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'bundle-compare-'));
+    try {
+      for (const route of routes) {
+        const [, fn] = functions().find(([id]) => id.startsWith(`${route.name}Function`))!;
+        const deployed = readFileSync(join(outdir, fn.Metadata!['aws:asset:path']!, 'index.mjs'));
+        const ours = readFileSync(await bundleHandler(route.handler, join(scratch, route.name)));
+        expect(deployed.equals(ours), route.name).toBe(true);
+      }
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
   });
 
