@@ -5,10 +5,19 @@
  */
 import { App, type AppProps, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../bundling';
 import { readConfig } from './config';
 import { DocumentsStack } from './documents-stack';
 
 export const defaultStackName = 'DocumentsService';
+
+/** The context in cdk.json (feature flags and defaults), which the CLI passes to bin/app.ts. */
+export function projectContext(): Record<string, unknown> {
+  const cdkJson = JSON.parse(readFileSync(join(projectRoot, 'cdk.json'), 'utf8')) as { context?: Record<string, unknown> };
+  return cdkJson.context ?? {};
+}
 
 export function buildApp(props: AppProps = {}): { app: App; stack: DocumentsStack } {
   const app = new App(props);

@@ -8,13 +8,13 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { fallbackRoute, routes } from '../../functions/routes';
 import { memorySize, timeoutSeconds } from '../../lib/function-settings';
-import { buildApp } from '../../lib/stack/app';
+import { buildApp, projectContext } from '../../lib/stack/app';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, unknown>; DeletionPolicy?: string };
 
 function synth(context: Record<string, unknown> = {}): Template {
   const { stack } = buildApp({
-    context: { 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-asset-metadata': true, ...context },
+    context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-asset-metadata': true, ...context },
   });
   return Template.fromStack(stack);
 }
