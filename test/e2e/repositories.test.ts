@@ -50,6 +50,17 @@ describe('POST /', () => {
     expect(res.body.description).toBe('');
   });
 
+  // Found by the property test (test/contract/service.test.ts): a long name of 4-byte characters
+  // made the membership item's sort key longer than DynamoDB's 1,024 bytes, and the answer a 500.
+  it('accepts a name of 255 four-byte characters (1,020 bytes of UTF-8), and lists it', async () => {
+    const { api } = await newUser(svc);
+    const name = '\u{1F600}'.repeat(255);
+    const res = await api.post('/', { name });
+    expectJson(res, 201);
+    expect(res.body.name).toBe(name);
+    expect((await listAll<Repository>(api, '/')).items.map((r) => r.name)).toEqual([name]);
+  });
+
   it('stores the name trimmed and in NFC', async () => {
     const { api } = await newUser(svc);
     const res = await api.post('/', { name: '  E\u0301cole  ' });
