@@ -263,6 +263,8 @@ export interface GatewayOptions {
   /** Where handler failures are reported (never to the client); default stderr. */
   logError?: (line: string) => void;
   maxBodyBytes?: number;
+  /** Sees every answer as it was written (tests hold them to the contract). */
+  onAnswer?: (answer: WrittenAnswer) => void;
   handlerTimeoutMs?: number;
 }
 
@@ -290,7 +292,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     const path = url.split('?')[0]!;
     const requestId = newApiGatewayRequestId();
     const finish = (response: GatewayResponse) => {
-      writeResponse(res, response, requestId);
+      const written = writeResponse(res, response, requestId);
+      if (written) options.onAnswer?.({ method, path, ...written });
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       log(`${method} ${path} ${response.statusCode} ${ms.toFixed(1)}ms`);
     };
@@ -412,8 +415,17 @@ function readBody(req: IncomingMessage, limit: number, sendContinue?: () => void
   });
 }
 
-function writeResponse(res: ServerResponse, response: GatewayResponse, requestId: string): void {
-  if (res.headersSent) return;
+/** An answer as it went out on the wire. */
+export interface WrittenAnswer {
+  method: string;
+  path: string;
+  statusCode: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
+
+function writeResponse(res: ServerResponse, response: GatewayResponse, requestId: string): Omit<WrittenAnswer, 'method' | 'path'> | undefined {
+  if (res.headersSent) return undefined;
   const headers: Record<string, string | string[]> = { ...response.headers, 'apigw-requestid': requestId };
   if (response.cookies.length > 0) headers['set-cookie'] = response.cookies;
   // 204 and 304 never carry a body.
@@ -421,6 +433,7 @@ function writeResponse(res: ServerResponse, response: GatewayResponse, requestId
   headers['content-length'] = String(body.length);
   res.writeHead(response.statusCode, headers);
   res.end(body);
+  return { statusCode: response.statusCode, headers, body };
 }
 
 function headerValue(req: IncomingMessage, name: string): string | undefined {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { routes } from '../../functions/routes';
 import { defaultTableName } from '../table';
 import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
-import { createGateway, problem, type Gateway } from './gateway';
+import { createGateway, problem, type Gateway, type GatewayOptions } from './gateway';
 import { readOrCreateOnce } from './write-once';
 import { LOCAL_ISSUER, verifierFromEnv, type IssueTokenOptions, type LocalIssuer } from './jwt';
 
@@ -30,6 +30,8 @@ export interface LocalServiceOptions {
   inMemory?: boolean;
   /** Access log, one line per request; default stdout. */
   log?: (line: string) => void;
+  /** Sees every answer the gateway writes. */
+  onAnswer?: GatewayOptions['onAnswer'];
 }
 
 export interface LocalService {
@@ -115,6 +117,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     gateway = createGateway({
       verifier: auth.verifier,
       ...(opts.log ? { log: opts.log } : {}),
+      ...(opts.onAnswer ? { onAnswer: opts.onAnswer } : {}),
       ...(localIssuer ? { publicDocuments: (path: string) => issuerDocument(path, baseUrl, localIssuer) } : {}),
     });
 

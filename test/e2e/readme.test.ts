@@ -8,16 +8,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WrittenAnswer } from '../../lib/local/gateway';
 import { startLocalService, type LocalService } from '../../lib/local/service';
+import { assertKeepsContract, contractStats } from '../support/contract';
 import { createTestTable } from '../support/dynamodb';
+import { reportStat } from '../support/stats';
 
 let service: LocalService;
 let dataDir: string;
+/** curl's answers, as the service wrote them: held to openapi.json like the client's. */
+const answers: WrittenAnswer[] = [];
 
 beforeAll(async () => {
   const { endpoint, tableName } = await createTestTable();
   dataDir = await mkdtemp(join(tmpdir(), 'documents-readme-'));
-  service = await startLocalService({ port: 0, dataDir, tableName, dynamodbEndpoint: endpoint, log: () => {} });
+  service = await startLocalService({ port: 0, dataDir, tableName, dynamodbEndpoint: endpoint, log: () => {}, onAnswer: (a) => answers.push(a) });
 });
 afterAll(async () => {
   await service?.stop();
@@ -50,5 +55,12 @@ describe('README walkthrough', () => {
     expect(JSON.parse(pages[0]![1]!).map((d: { name: string }) => d.name)).toEqual(['Expenses.md', 'Holidays.md']);
     expect(JSON.parse(pages[1]![1]!).map((d: { name: string }) => d.name)).toEqual(['Travel.md']);
     expect(stdout).toContain('etag: "2"');
+
+    expect(answers.length).toBeGreaterThanOrEqual(12);
+    for (const { method, path, statusCode, headers, body } of answers) {
+      const fetchHeaders = new Headers(Object.entries(headers).map(([name, value]): [string, string] => [name, String(value)]));
+      assertKeepsContract({ method, path, status: statusCode, headers: fetchHeaders, body: body.toString('utf8') });
+    }
+    reportStat('responsesValidated', contractStats.validated);
   });
 });
