@@ -652,7 +652,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["PreconditionFailedProblem"];
             };
         };
-        /** @description The request body is over 524288 bytes (on any route), or `content` is over its limit. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+        /** @description The request body is over 524288 bytes (whatever the method), or `content` is over its limit. A body over 10 MB never reaches the service (API Gateway's limit). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
         PayloadTooLarge: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlIfAny"];

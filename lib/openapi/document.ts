@@ -93,7 +93,9 @@ const errorResponses: ErrorResponse[] = [
   {
     name: 'PayloadTooLarge',
     kinds: ['payload-too-large'],
-    description: `The request body is over ${MAX_BODY_BYTES} bytes (on any route), or \`content\` is over its limit.`,
+    description:
+      `The request body is over ${MAX_BODY_BYTES} bytes (whatever the method), or \`content\` is over its limit. ` +
+      'A body over 10 MB never reaches the service (API Gateway\'s limit).',
   },
   { name: 'UnsupportedMediaType', kinds: ['unsupported-media-type'], description: 'The body is not `application/json` (UTF-8).' },
   {
