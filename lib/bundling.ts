@@ -35,19 +35,21 @@ export const functionBundling = {
    */
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   /**
-   * Lambda hands a function its credentials in environment variables, so the SDK's default
-   * credential chain (SSO, ini files, STS web identity, process, ECS, EC2 metadata, with the
-   * SSO and STS clients they need) is ~140 KB of a handler's ~410 KB that never runs. The
-   * alias swaps it for a 20-line reader of those variables (functions/core/store/env-credentials.ts).
-   * The path is relative to the project root, where NodejsFunction runs esbuild (local bundling).
+   * Extra esbuild flags, as NodejsFunction's `esbuildArgs` takes them (`{ '--flag': 'value' }`);
+   * esbuildOptions() below translates the ones it knows and refuses the rest. None are needed.
    */
-  esbuildArgs: { '--alias': '@aws-sdk/credential-provider-node=./functions/core/store/env-credentials.ts' },
+  esbuildArgs: {} as Readonly<Record<string, string>>,
 } as const;
 
-/** `--alias:from=to` of `esbuildArgs`, as esbuild's API takes it. */
-function aliases(): Record<string, string> {
-  const [from, to] = functionBundling.esbuildArgs['--alias'].split('=') as [string, string];
-  return { [from]: to };
+/** `esbuildArgs` as esbuild's API options: so far only `--alias` (`from=to`). */
+function extraOptions(): Pick<BuildOptions, 'alias'> {
+  const options: Pick<BuildOptions, 'alias'> = {};
+  for (const [flag, value] of Object.entries(functionBundling.esbuildArgs)) {
+    if (flag !== '--alias') throw new Error(`lib/bundling.ts: translate ${flag} in esbuildOptions() before using it`);
+    const [from, to] = value.split('=') as [string, string];
+    options.alias = { ...options.alias, [from]: to };
+  }
+  return options;
 }
 
 /** The esbuild options NodejsFunction derives from `functionBundling`, for bundling outside CDK. */
@@ -64,8 +66,8 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     mainFields: [...functionBundling.mainFields],
     external: [...functionBundling.externalModules],
     banner: { js: functionBundling.banner },
-    alias: aliases(),
-    // esbuild resolves an alias's relative path from its working directory.
+    ...extraOptions(),
+    // NodejsFunction runs esbuild from the project root; relative paths in flags resolve there.
     absWorkingDir: projectRoot,
     tsconfig: join(projectRoot, 'tsconfig.json'),
     logLevel: 'silent',

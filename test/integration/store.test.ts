@@ -2,7 +2,6 @@
  * The data layer against the real DynamoDB Local: what it stores, how many requests each
  * operation costs, and that racing writers cannot break uniqueness or versions.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HttpError } from '../../functions/core/errors';
 import { db, tableName } from '../../functions/core/store/client';
@@ -28,14 +27,11 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: 'local',
     PAGING_TOKEN_SECRET: 'integration-secret',
   });
-  // Count every request the store sends (retries included: 'build' runs once per send).
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      requests.push(String(context.commandName).replace(/Command$/, ''));
-      return next(args);
-    },
-    { step: 'initialize', name: 'countRequests' },
-  );
+  // Count every request the store sends (retries included: interceptors wrap each attempt).
+  db().use(async (call, next) => {
+    requests.push(call.operation);
+    return next();
+  });
 });
 
 beforeEach(() => {
@@ -43,8 +39,8 @@ beforeEach(() => {
 });
 
 async function rawItem(key: Key) {
-  const result = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  return result.Item;
+  const result = await db().send('GetItem', { TableName: tableName(), Key: key, ConsistentRead: true });
+  return result['Item'] as Record<string, unknown> | undefined;
 }
 
 async function statusOf(promise: Promise<unknown>): Promise<number | 'ok'> {
@@ -56,6 +52,9 @@ async function statusOf(promise: Promise<unknown>): Promise<number | 'ok'> {
     throw error;
   }
 }
+
+/** Sort keys order by UTF-8 bytes; so does Buffer.compare. */
+const byKey = (a: string, b: string) => Buffer.compare(Buffer.from(a.toLowerCase()), Buffer.from(b.toLowerCase()));
 
 async function newDocument(caller: Caller, folderId: string, name: string, content = 'hello') {
   return createDocument(caller, { folderId, name, content, contentType: 'text/plain' });
@@ -350,5 +349,27 @@ describe('paging', () => {
 
     const first = await listDocuments(owner, repository.rootFolderId, { limit: 5 });
     expect(await statusOf(listFolders(owner, repository.rootFolderId, { limit: 5, nextToken: first.nextToken }))).toBe(400);
+  });
+
+  it('keeps each list to its own kind on every page, whatever the names', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: 'R', description: '' });
+    const root = repository.rootFolderId;
+    // Names at the edges of the sort order: the first and last characters a name may hold.
+    const names = ['a', 'zz', '\u00ff', '\u{10FFFF}', '\u{1F600} smile', '~'];
+    for (const name of names) await newDocument(owner, root, `${name}.txt`);
+    for (const name of names) await createFolder(owner, { parentId: root, name: `${name} folder` });
+    const walk = async (list: typeof listDocuments | typeof listFolders) => {
+      const seen: string[] = [];
+      let nextToken: string | undefined;
+      do {
+        const page = await list(owner, root, { limit: 1, nextToken });
+        seen.push(...page.items.map((item) => item.name));
+        nextToken = page.nextToken;
+      } while (nextToken);
+      return seen;
+    };
+    expect(await walk(listDocuments)).toEqual(names.map((n) => `${n}.txt`).sort(byKey));
+    expect(await walk(listFolders)).toEqual(names.map((n) => `${n} folder`).sort(byKey));
   });
 });

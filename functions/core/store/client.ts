@@ -2,52 +2,59 @@
  * The DynamoDB connection and the few request shapes the store uses, with the retries
  * they need: BatchGetItem's unprocessed keys, and transaction conflicts.
  */
-import { DynamoDBClient, TransactionCanceledException, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import {
-  BatchGetCommand,
-  DynamoDBDocumentClient,
-  QueryCommand,
-  TransactWriteCommand,
-  type QueryCommandInput,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
 import { unavailable } from '../errors';
+import { createDynamoDb, DynamoDbError, type DynamoDb } from './dynamodb/client';
+import type { Credentials } from './dynamodb/sigv4';
 import type { Key } from './keys';
 import { recordRequest } from './metrics';
 
 export type Item = Record<string, unknown>;
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-let documentClient: DynamoDBDocumentClient | undefined;
+/** One action of a TransactWriteItems request, as the store builds it (plain values). */
+export type TransactItem =
+  | { Put: Record<string, unknown> }
+  | { Delete: Record<string, unknown> }
+  | { ConditionCheck: Record<string, unknown> }
+  | { Update: Record<string, unknown> };
 
-/** Created on first use, from the environment: TABLE_NAME, and DYNAMODB_ENDPOINT locally. */
-export function db(): DynamoDBDocumentClient {
-  if (documentClient) return documentClient;
-  documentClient = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
-      maxAttempts: 3,
-      // Answer 503 well before API Gateway's 30 s limit when the database does not answer.
-      requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
-    }),
-    { marshallOptions: { removeUndefinedValues: true } },
-  );
+let client: DynamoDb | undefined;
+
+/**
+ * Lambda gives a function its role's credentials in these variables (and the local runtime
+ * sets dummy ones for DynamoDB Local); nothing else is looked at.
+ */
+function environmentCredentials(): Credentials {
+  const accessKeyId = process.env['AWS_ACCESS_KEY_ID'];
+  const secretAccessKey = process.env['AWS_SECRET_ACCESS_KEY'];
+  if (!accessKeyId || !secretAccessKey) throw new Error('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set');
+  const sessionToken = process.env['AWS_SESSION_TOKEN'];
+  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+}
+
+/** Created on first use, from the environment: AWS_REGION, TABLE_NAME, and DYNAMODB_ENDPOINT locally. */
+export function db(): DynamoDb {
+  if (client) return client;
+  client = createDynamoDb({
+    region: process.env['AWS_REGION'] || 'us-east-1',
+    endpoint: process.env['DYNAMODB_ENDPOINT'] || undefined,
+    credentials: environmentCredentials,
+    maxAttempts: 3,
+    connectionTimeoutMs: 1_000,
+    requestTimeoutMs: 5_000,
+  });
   // Every request reports its consumed capacity, for the per-request access log.
-  documentClient.middlewareStack.add(
-    (next, context) => async (args) => {
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
-      try {
-        const result = await next(args);
-        recordRequest(context.commandName ?? 'unknown', (result.output as { ConsumedCapacity?: never }).ConsumedCapacity);
-        return result;
-      } catch (error) {
-        recordRequest(context.commandName ?? 'unknown', undefined);
-        throw error;
-      }
-    },
-    { step: 'initialize', name: 'consumedCapacity' },
-  );
-  return documentClient;
+  client.use(async (call, next) => {
+    call.input['ReturnConsumedCapacity'] = 'TOTAL';
+    try {
+      const output = await next();
+      recordRequest(call.operation, output['ConsumedCapacity']);
+      return output;
+    } catch (error) {
+      recordRequest(call.operation, undefined);
+      throw error;
+    }
+  });
+  return client;
 }
 
 export function tableName(): string {
@@ -74,33 +81,37 @@ export async function getItems(keys: Key[]): Promise<(key: Key) => Item | undefi
       if (attempt > 5) throw unavailable('The database did not return every item; retry shortly.');
       await backoff(attempt);
     }
-    const result = await db().send(
-      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
-    );
+    const result = await db().send('BatchGetItem', { RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } });
     for (const item of result.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
     pending = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
   }
   return (key) => found.get(keyId(key));
 }
 
+export interface QueryInput {
+  KeyConditionExpression: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Record<string, unknown>;
+  ExclusiveStartKey?: Item;
+  Limit?: number;
+  ScanIndexForward?: boolean;
+}
+
 /** One page of a partition, strongly consistent, in sort-key order. */
-export async function queryPage(
-  input: Omit<QueryCommandInput, 'TableName' | 'ConsistentRead'>,
-): Promise<{ items: Item[]; lastKey?: Item }> {
-  const result = await db().send(new QueryCommand({ ...input, TableName: tableName(), ConsistentRead: true }));
-  return { items: result.Items ?? [], lastKey: result.LastEvaluatedKey };
+export async function queryPage(input: QueryInput): Promise<{ items: Item[]; lastKey?: Item }> {
+  const result = await db().send('Query', { ...input, TableName: tableName(), ConsistentRead: true });
+  return { items: (result['Items'] ?? []) as Item[], lastKey: result['LastEvaluatedKey'] as Item | undefined };
 }
 
 /**
  * Conditions of a transaction did not hold. `failed` names the steps whose condition failed
  * (DynamoDB reports each item's outcome: CancellationReasons, in request order); `items`
- * holds the stored item of a failed step that asked for it (`check(..., { returnItem })`),
- * still in DynamoDB's attribute-value form.
+ * holds the stored item of a failed step that asked for it (`check(..., { returnItem })`).
  */
 export class ConditionFailed extends Error {
   constructor(
     readonly failed: ReadonlySet<string>,
-    readonly items: Readonly<Record<string, Record<string, AttributeValue> | undefined>>,
+    readonly items: Readonly<Record<string, Item | undefined>>,
   ) {
     super(`A transaction condition failed: ${[...failed].join(', ')}`);
     this.name = 'ConditionFailed';
@@ -157,7 +168,7 @@ export const check = (key: Key, condition: Condition, options: { returnItem?: bo
     ConditionExpression: condition.expression,
     ExpressionAttributeNames: condition.names,
     ExpressionAttributeValues: condition.values,
-    ...(options.returnItem ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
+    ...(options.returnItem ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } : {}),
   },
 });
 export const update = (key: Key, expression: string, names: Record<string, string>, values: Record<string, unknown>): TransactItem => ({
@@ -179,15 +190,15 @@ export async function transactWrite(steps: Record<string, TransactItem>): Promis
   const names = Object.keys(steps);
   for (let attempt = 0; ; attempt++) {
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: Object.values(steps) }));
+      await db().send('TransactWriteItems', { TransactItems: Object.values(steps) });
       return;
     } catch (error) {
-      if (!(error instanceof TransactionCanceledException)) throw error;
-      const reasons = error.CancellationReasons ?? [];
+      if (!(error instanceof DynamoDbError) || error.name !== 'TransactionCanceledException') throw error;
+      const reasons = error.cancellationReasons ?? [];
       const codes = reasons.map((reason) => reason.Code);
       if (codes.includes('ConditionalCheckFailed')) {
         const failed = new Set<string>();
-        const items: Record<string, Record<string, AttributeValue> | undefined> = {};
+        const items: Record<string, Item | undefined> = {};
         names.forEach((name, i) => {
           if (reasons[i]?.Code !== 'ConditionalCheckFailed') return;
           failed.add(name);

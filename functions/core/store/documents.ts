@@ -13,8 +13,8 @@ import { intoFolder, nameClash, whyRefused } from './folders';
 import { accessKey, documentKey, entryKey, folderKey } from './keys';
 import { roleIn, toDocument, toDocumentSummary, type StoredDocument } from './records';
 
-/** The two items of a document, as a transaction writes them. */
-function documentItems(document: Document) {
+/** The two items of a document, as a transaction writes them (and the benchmarks seed them). */
+export function documentItems(document: Document) {
   const key = nameKey(document.name);
   return {
     key,

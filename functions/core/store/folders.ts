@@ -58,7 +58,7 @@ export function intoFolder(caller: Caller, folderId: string) {
 export function whyRefused(error: ConditionFailed, repositoryId: string): void {
   if (error.failed.has('folder')) throw notFound('Folder');
   if (error.failed.has('access')) {
-    const role = error.items['access']?.[roleAttribute(repositoryId)]?.S as Role | undefined;
+    const role = error.items['access']?.[roleAttribute(repositoryId)] as Role | undefined;
     authorize(role, 'write', 'Folder');
   }
 }

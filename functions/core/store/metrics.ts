@@ -4,7 +4,6 @@
  * AsyncLocalStorage keeps concurrent requests apart when the local runtime serves several.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 
 export interface StoreMetrics {
   /** Requests sent to DynamoDB, retries included, by operation. */
@@ -26,6 +25,9 @@ export async function measured<T>(work: () => Promise<T>): Promise<{ result: T; 
 export function currentMetrics(): StoreMetrics | undefined {
   return current.getStore();
 }
+
+/** What DynamoDB reports with ReturnConsumedCapacity TOTAL (a list for multi-table operations). */
+type ConsumedCapacity = { CapacityUnits?: number };
 
 export function recordRequest(command: string, consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
   const metrics = current.getStore();

@@ -23,11 +23,27 @@ export function pageRequest(list: string, partition: string, prefix: string, que
   return { list, partition, prefix, limit: query.limit, after };
 }
 
+/** The first string after every string that starts with `prefix` (`D#` → `D$`). */
+const prefixEnd = (prefix: string) => prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+
+/**
+ * A later page names its range from where the last one ended (`BETWEEN`, the start itself
+ * excluded by ExclusiveStartKey) rather than the whole prefix plus a start key: the same
+ * items and cost on DynamoDB, and DynamoDB Local, which otherwise walks the prefix from its
+ * beginning to the start key, answers as fast deep in a 50,000-item folder as on page one.
+ */
 export async function readPage(request: PageRequest): Promise<{ items: Item[]; nextToken?: string }> {
   const { items, lastKey } = await queryPage({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': request.partition, ':prefix': request.prefix },
-    ExclusiveStartKey: request.after === undefined ? undefined : { PK: request.partition, SK: request.after },
+    ...(request.after === undefined
+      ? {
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': request.partition, ':prefix': request.prefix },
+        }
+      : {
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :after AND :end',
+          ExpressionAttributeValues: { ':pk': request.partition, ':after': request.after, ':end': prefixEnd(request.prefix) },
+          ExclusiveStartKey: { PK: request.partition, SK: request.after },
+        }),
     Limit: request.limit + 1,
   });
   const page = items.slice(0, request.limit);
