@@ -328,3 +328,5 @@ export function locationPath(res: HttpResponse): string | undefined {
 }
 
 export const SERVICE_ID = /^[A-Za-z0-9_-]{22}$/;
+/** Any id API.md allows. */
+export const API_ID = /^[A-Za-z0-9_-]{1,64}$/;
