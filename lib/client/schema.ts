@@ -600,7 +600,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ValidationProblem"] | components["schemas"]["MalformedJsonProblem"];
             };
         };
-        /** @description No bearer token, or one that fails verification. On AWS the answer comes from API Gateway's JWT authorizer, with its own body (`{"message": "Unauthorized"}`). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+        /** @description No bearer token, or one that fails verification (on AWS, API Gateway's JWT authorizer answers). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
         Unauthorized: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlIfAny"];
@@ -1278,7 +1278,6 @@ export interface operations {
                     "text/css": string;
                 };
             };
-            400: components["responses"]["InvalidRequest"];
             /** @description No such file. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];

@@ -82,8 +82,7 @@ const errorResponses: ErrorResponse[] = [
   {
     name: 'Unauthorized',
     kinds: ['unauthorized'],
-    description:
-      'No bearer token, or one that fails verification. On AWS the answer comes from API Gateway\'s JWT authorizer, with its own body (`{"message": "Unauthorized"}`).',
+    description: 'No bearer token, or one that fails verification (on AWS, API Gateway\'s JWT authorizer answers).',
     headers: { 'WWW-Authenticate': header('WWWAuthenticate') },
   },
   { name: 'Forbidden', kinds: ['forbidden'], description: 'Your role in the repository does not allow the change.' },
@@ -132,7 +131,8 @@ const errorResponseNamed = (name: string) => errorResponses.find((r) => r.name =
 /** The error responses an operation can answer with, by status. */
 function operationErrors(route: Route, spec: OperationSpec): Record<string, Json> {
   const names: string[] = [];
-  const takesInput = spec.params || spec.query || spec.ifMatch || spec.pathParameter;
+  // What the schemas (or the If-Match parser) validate; the docs asset name is only looked up (404).
+  const takesInput = spec.params || spec.query || spec.ifMatch;
   if (spec.body) names.push('InvalidBody');
   else if (takesInput) names.push('InvalidRequest');
   if (!route.public) names.push('Unauthorized');
