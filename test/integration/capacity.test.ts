@@ -8,6 +8,8 @@ import { createDocument, deleteDocument, getDocument, updateDocument } from '../
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '../../functions/core/store/folders';
 import { measured, type StoreMetrics } from '../../functions/core/store/metrics';
 import { createRepository, getRepository, listRepositories } from '../../functions/core/store/repositories';
+import { itemSize } from '../../bench/capacity-model';
+import { db, tableName } from '../../functions/core/store/client';
 import { createTestTable } from '../support/dynamodb';
 
 const table: Record<string, StoreMetrics> = {};
@@ -72,6 +74,21 @@ describe('consumed capacity for a 1 KB document', () => {
         expect(metrics.writeCapacityUnits, name).toBeGreaterThan(0);
         expect(transactions, name).toEqual(['TransactWriteItems']);
       }
+    }
+  });
+});
+
+describe('the item-size model the benchmark bills with (bench/capacity-model.ts)', () => {
+  it('sizes items as DynamoDB does: one write unit per started KB, around every boundary', async () => {
+    // A plain PutItem costs 1 WCU per started KB of the item: DynamoDB Local computes that
+    // from its own item size, so it checks the model's size at each KB boundary.
+    const base = { PK: 'SIZE#probe', SK: 'ITEM', n: 12345, nothing: null, list: ['a', 1], map: { k: 'v' } };
+    for (const target of [1000, 1024, 1025, 2048, 2049, 4095]) {
+      const pad = target - itemSize({ ...base, pad: '' });
+      const item = { ...base, pad: 'é'.repeat(Math.floor(pad / 2)) + 'x'.repeat(pad % 2) };
+      expect(itemSize(item)).toBe(target);
+      const { metrics } = await measured(() => db().send('PutItem', { TableName: tableName(), Item: item }));
+      expect(metrics.writeCapacityUnits, `${target} bytes`).toBe(Math.ceil(target / 1024));
     }
   });
 });

@@ -14,7 +14,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { convertItems, fromItem, toItem } from './marshall';
 import { sign, type Credentials } from './sigv4';
 
-export type Operation = 'BatchGetItem' | 'BatchWriteItem' | 'GetItem' | 'Query' | 'TransactWriteItems';
+export type Operation = 'BatchGetItem' | 'BatchWriteItem' | 'GetItem' | 'PutItem' | 'Query' | 'TransactWriteItems';
 
 /** One HTTP exchange with DynamoDB, as interceptors see it (plain values, not attribute values). */
 export interface Call {

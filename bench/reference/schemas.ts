@@ -1,0 +1,4 @@
+/** Cold-start reference: every request schema (zod/mini). */
+import * as schemas from '../../functions/core/schemas';
+
+export const handler = async () => schemas;
