@@ -88,6 +88,16 @@ describe('repositories', () => {
     expect(page.nextToken).toBeUndefined();
   });
 
+  it('lists names up to 255 four-byte characters, past DynamoDB’s 1,024-byte sort key', async () => {
+    const owner = newCaller();
+    const long = '\u{1F600}'.repeat(255); // 1,020 bytes of UTF-8
+    const names = [long, `${'\u{1F600}'.repeat(254)}\u{1F601}`, 'short'];
+    for (const name of names) await createRepository(owner, { name, description: '' });
+    const page = await listRepositories(owner, { limit: 50 });
+    expect(page.items.map((r) => r.name).sort()).toEqual([...names].sort());
+    expect(page.items[0]!.name).toBe('short');
+  });
+
   it('hides a repository from non-members as if it did not exist', async () => {
     const repository = await createRepository(newCaller(), { name: 'Private', description: '' });
     const stranger = newCaller();

@@ -23,10 +23,32 @@ export const documentKey = (documentId: string): Key => ({ PK: `DOC#${documentId
 export const accessKey = (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'ACCESS' });
 export const roleAttribute = (repositoryId: string) => `R#${repositoryId}`;
 
-export const membershipKey = (userId: string, nameKey: string, repositoryId: string): Key => ({
-  PK: `USER#${userId}`,
-  SK: `${MEMBERSHIP_PREFIX}${nameKey}${NAME_END}${repositoryId}`,
-});
+/**
+ * DynamoDB refuses a sort key over 1,024 bytes, and a 255-character name can take 1,020
+ * bytes of UTF-8: a membership key keeps the first 996 bytes of the name key (whole
+ * characters), which is every name up to 249 four-byte characters. Two longer names that
+ * agree on those bytes list by repository id instead of by their remaining characters.
+ */
+const MAX_SORT_KEY_BYTES = 1024;
+
+export const membershipKey = (userId: string, nameKey: string, repositoryId: string): Key => {
+  const end = `${NAME_END}${repositoryId}`;
+  const room = MAX_SORT_KEY_BYTES - Buffer.byteLength(MEMBERSHIP_PREFIX) - Buffer.byteLength(end);
+  return { PK: `USER#${userId}`, SK: `${MEMBERSHIP_PREFIX}${utf8Prefix(nameKey, room)}${end}` };
+};
+
+/** The longest prefix of `text`, in whole characters, that fits in `maxBytes` of UTF-8. */
+function utf8Prefix(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let prefix = '';
+  let bytes = 0;
+  for (const character of text) {
+    bytes += Buffer.byteLength(character);
+    if (bytes > maxBytes) break;
+    prefix += character;
+  }
+  return prefix;
+}
 export const MEMBERSHIP_PREFIX = 'REPO#';
 
 /** The two kinds of entries in a folder's partition, each listed in name order. */

@@ -34,10 +34,13 @@ export function toAttribute(value: unknown): AttributeValue {
   throw new TypeError(`cannot store a ${typeof value}`);
 }
 
+/** Builds objects with Object.fromEntries, so a name such as `__proto__` stays a plain property. */
 export function toItem(item: Record<string, unknown>): Record<string, AttributeValue> {
-  const result: Record<string, AttributeValue> = {};
-  for (const [name, value] of Object.entries(item)) if (value !== undefined) result[name] = toAttribute(value);
-  return result;
+  return Object.fromEntries(
+    Object.entries(item)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => [name, toAttribute(value)]),
+  );
 }
 
 export function fromAttribute(value: AttributeValue): unknown {
@@ -54,9 +57,7 @@ export function fromAttribute(value: AttributeValue): unknown {
 }
 
 export function fromItem(item: Record<string, AttributeValue>): Record<string, unknown> {
-  const result: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(item)) result[name] = fromAttribute(value);
-  return result;
+  return Object.fromEntries(Object.entries(item).map(([name, value]) => [name, fromAttribute(value)]));
 }
 
 /** Fields holding one item (or key, or name → value map), and fields holding a list of them. */
@@ -71,14 +72,15 @@ const ITEM_LIST_FIELDS = new Set(['Items', 'Keys']);
 export function convertItems(value: unknown, convert: (item: any) => Record<string, unknown>): unknown {
   if (Array.isArray(value)) return value.map((element) => convertItems(element, convert));
   if (value === null || typeof value !== 'object') return value;
-  const result: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(value)) {
-    if (field === undefined) continue;
-    if (ITEM_FIELDS.has(name)) result[name] = convert(field);
-    else if (ITEM_LIST_FIELDS.has(name)) result[name] = (field as object[]).map(convert);
-    else if (name === 'Responses') {
-      result[name] = Object.fromEntries(Object.entries(field as Record<string, object[]>).map(([table, items]) => [table, items.map(convert)]));
-    } else result[name] = convertItems(field, convert);
-  }
-  return result;
+  const fields = Object.entries(value)
+    .filter(([, field]) => field !== undefined)
+    .map(([name, field]): [string, unknown] => {
+      if (ITEM_FIELDS.has(name)) return [name, convert(field)];
+      if (ITEM_LIST_FIELDS.has(name)) return [name, (field as object[]).map(convert)];
+      if (name === 'Responses') {
+        return [name, Object.fromEntries(Object.entries(field as Record<string, object[]>).map(([table, items]) => [table, items.map(convert)]))];
+      }
+      return [name, convertItems(field, convert)];
+    });
+  return Object.fromEntries(fields);
 }
