@@ -4,7 +4,7 @@
  * it consumed, and what AWS would bill for the items it touched (capacity-model.ts). Runs in
  * the service process, on the handlers' own client.
  */
-import type { DynamoDb, Operation } from '../functions/core/store/dynamodb/client';
+import type { DynamoDb, Operation } from '../functions/core/store/client';
 import { kindOf, type ItemKind, type Key } from '../functions/core/store/keys';
 import { itemSize, readUnits, transactionalWriteUnits, type StoredItem } from './capacity-model';
 

@@ -6,8 +6,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { db } from '../functions/core/store/client';
-import { createDynamoDb } from '../functions/core/store/dynamodb/client';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDynamoDb, db } from '../functions/core/store/client';
 import { startLocalService, type LocalService } from '../lib/local/service';
 import { createDocument, deleteDocument, inWaves, replay, updateContent, type WriteContext } from './baseline';
 import { closedLoop } from './load';
@@ -22,7 +22,7 @@ let endpoint = '';
 
 /** A second client, without interceptors, for the recorder's own reads (not recorded). */
 const imageReader = () =>
-  createDynamoDb({ region: 'us-east-1', endpoint, credentials: () => ({ accessKeyId: 'local', secretAccessKey: 'local' }) });
+  createDynamoDb(new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
 
 const running = () => {
   if (!service) throw new Error('the service is not started');

@@ -35,10 +35,13 @@ export const functionBundling = {
    */
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   /**
-   * Extra esbuild flags, as NodejsFunction's `esbuildArgs` takes them (`{ '--flag': 'value' }`);
-   * esbuildOptions() below translates the ones it knows and refuses the rest. None are needed.
+   * Lambda hands a function its credentials in environment variables, so the SDK's default
+   * credential chain (SSO, ini files, STS web identity, process, ECS, EC2 metadata, with the
+   * SSO and STS clients they need) is ~140 KB of a handler's ~410 KB that never runs. The
+   * alias swaps it for a 20-line reader of those variables (functions/core/store/env-credentials.ts).
+   * The path is relative to the project root, where NodejsFunction runs esbuild (local bundling).
    */
-  esbuildArgs: {} as Readonly<Record<string, string>>,
+  esbuildArgs: { '--alias': '@aws-sdk/credential-provider-node=./functions/core/store/env-credentials.ts' } as Readonly<Record<string, string>>,
 } as const;
 
 /** `esbuildArgs` as esbuild's API options: so far only `--alias` (`from=to`). */

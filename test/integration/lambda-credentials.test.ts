@@ -1,7 +1,8 @@
 /**
  * The bundled handlers sign with the credentials Lambda puts in the environment, and with
- * nothing else (functions/core/store/client.ts): a stand-in DynamoDB endpoint records what a
- * bundle sends; a profile in ~/.aws/credentials, which the AWS SDK would pick up, is ignored.
+ * nothing else: lib/bundling.ts swaps the SDK's default credential chain for
+ * functions/core/store/env-credentials.ts. A stand-in DynamoDB endpoint records what the
+ * bundle sends; a profile in ~/.aws/credentials proves the rest of the chain is gone.
  */
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
@@ -75,9 +76,10 @@ describe('credentials of a bundled handler', () => {
     expect(seen).toHaveLength(0);
   });
 
-  it('carries no AWS SDK (lib/local and the tests keep it; handlers do not need it)', () => {
+  it('carries none of the default chain’s providers', () => {
     const code = readFileSync(bundle, 'utf8');
-    for (const marker of ['aws-sdk-js', '@smithy/', 'AssumeRoleWithWebIdentity']) {
+    // STS web identity, SSO, and credential_process in ~/.aws/config: markers of the chain.
+    for (const marker of ['AssumeRoleWithWebIdentity', 'GetRoleCredentials', 'credential_process']) {
       expect(code.includes(marker), marker).toBe(false);
     }
   });

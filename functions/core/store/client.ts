@@ -2,9 +2,18 @@
  * The DynamoDB connection and the few request shapes the store uses, with the retries
  * they need: BatchGetItem's unprocessed keys, and transaction conflicts.
  */
+import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { unavailable } from '../errors';
-import { createDynamoDb, DynamoDbError, type DynamoDb } from './dynamodb/client';
-import type { Credentials } from './dynamodb/sigv4';
 import type { Key } from './keys';
 import { recordRequest } from './metrics';
 
@@ -17,31 +26,79 @@ export type TransactItem =
   | { ConditionCheck: Record<string, unknown> }
   | { Update: Record<string, unknown> };
 
-let client: DynamoDb | undefined;
+/** The DynamoDB operations the store (and its tests and benchmarks) send, by DynamoDB's names. */
+const commands = {
+  BatchGetItem: BatchGetCommand,
+  BatchWriteItem: BatchWriteCommand,
+  GetItem: GetCommand,
+  PutItem: PutCommand,
+  Query: QueryCommand,
+  TransactWriteItems: TransactWriteCommand,
+} as const;
+export type Operation = keyof typeof commands;
+
+/** One request as interceptors see it: plain values, before marshalling. */
+export interface Call {
+  operation: Operation;
+  input: Record<string, any>;
+}
+/** Wraps each request: observe it, time it, count it. Must call `next` once and return what it returns. */
+export type Interceptor = (call: Call, next: () => Promise<Record<string, any>>) => Promise<Record<string, any>>;
 
 /**
- * Lambda gives a function its role's credentials in these variables (and the local runtime
- * sets dummy ones for DynamoDB Local); nothing else is looked at.
+ * The AWS SDK's document client (plain values in and out), seen through the few operations
+ * the store uses, so the store, its tests and the benchmarks name operations, not command classes.
  */
-function environmentCredentials(): Credentials {
-  const accessKeyId = process.env['AWS_ACCESS_KEY_ID'];
-  const secretAccessKey = process.env['AWS_SECRET_ACCESS_KEY'];
-  if (!accessKeyId || !secretAccessKey) throw new Error('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set');
-  const sessionToken = process.env['AWS_SESSION_TOKEN'];
-  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+export interface DynamoDb {
+  send(operation: Operation, input: Record<string, any>): Promise<Record<string, any>>;
+  /** Adds an interceptor around every request (the SDK's own retries happen inside it). */
+  use(interceptor: Interceptor): void;
 }
 
-/** Created on first use, from the environment: AWS_REGION, TABLE_NAME, and DYNAMODB_ENDPOINT locally. */
+export function createDynamoDb(client: DynamoDBClient): DynamoDb {
+  const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  return {
+    async send(operation, input) {
+      // The store builds each input for its operation; the command classes' own input types
+      // are not worth restating here.
+      const Command = commands[operation] as unknown as new (input: Record<string, any>) => Parameters<typeof documents.send>[0];
+      return (await documents.send(Command === undefined ? unknownOperation(operation) : new Command(input))) as Record<string, any>;
+    },
+    use(interceptor) {
+      documents.middlewareStack.add(
+        (next, context) => async (args) => {
+          let result: Awaited<ReturnType<typeof next>> | undefined;
+          // The low-level command's name, e.g. `BatchGetItemCommand`: the operation's own name.
+          const operation = (context.commandName ?? '').replace(/Command$/, '') as Operation;
+          const output = await interceptor({ operation, input: args.input as Record<string, any> }, async () => {
+            result = await next(args);
+            return result.output as Record<string, any>;
+          });
+          return { ...result!, output } as typeof result & {};
+        },
+        { step: 'initialize' },
+      );
+    },
+  };
+}
+
+function unknownOperation(operation: string): never {
+  throw new Error(`The store does not send ${operation}`);
+}
+
+let client: DynamoDb | undefined;
+
+/** Created on first use, from the environment: TABLE_NAME, and DYNAMODB_ENDPOINT locally. */
 export function db(): DynamoDb {
   if (client) return client;
-  client = createDynamoDb({
-    region: process.env['AWS_REGION'] || 'us-east-1',
-    endpoint: process.env['DYNAMODB_ENDPOINT'] || undefined,
-    credentials: environmentCredentials,
-    maxAttempts: 3,
-    connectionTimeoutMs: 1_000,
-    requestTimeoutMs: 5_000,
-  });
+  client = createDynamoDb(
+    new DynamoDBClient({
+      endpoint: process.env['DYNAMODB_ENDPOINT'] || undefined,
+      maxAttempts: 3,
+      // Answer 503 well before API Gateway's 30 s limit when the database does not answer.
+      requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+    }),
+  );
   // Every request reports its consumed capacity, for the per-request access log.
   client.use(async (call, next) => {
     call.input['ReturnConsumedCapacity'] = 'TOTAL';
@@ -193,8 +250,8 @@ export async function transactWrite(steps: Record<string, TransactItem>): Promis
       await db().send('TransactWriteItems', { TransactItems: Object.values(steps) });
       return;
     } catch (error) {
-      if (!(error instanceof DynamoDbError) || error.name !== 'TransactionCanceledException') throw error;
-      const reasons = error.cancellationReasons ?? [];
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const reasons = error.CancellationReasons ?? [];
       const codes = reasons.map((reason) => reason.Code);
       if (codes.includes('ConditionalCheckFailed')) {
         const failed = new Set<string>();
@@ -202,7 +259,9 @@ export async function transactWrite(steps: Record<string, TransactItem>): Promis
         names.forEach((name, i) => {
           if (reasons[i]?.Code !== 'ConditionalCheckFailed') return;
           failed.add(name);
-          items[name] = reasons[i]?.Item;
+          // Error payloads are not unmarshalled by the document client.
+          const item = reasons[i]?.Item;
+          items[name] = item ? unmarshall(item) : undefined;
         });
         throw new ConditionFailed(failed, items);
       }
