@@ -9,6 +9,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export type DynamoDbAction =
   | 'dynamodb:BatchGetItem'
+  | 'dynamodb:GetItem'
   | 'dynamodb:Query'
   | 'dynamodb:PutItem'
   | 'dynamodb:UpdateItem'
@@ -34,9 +35,15 @@ export interface Route {
 
 const READ: readonly DynamoDbAction[] = ['dynamodb:BatchGetItem'];
 const LIST: readonly DynamoDbAction[] = ['dynamodb:BatchGetItem', 'dynamodb:Query'];
-/** TransactWriteItems is authorized per contained action, so a writer lists those. */
+/**
+ * TransactWriteItems is authorized per contained action, so a writer lists those. GetItem:
+ * a failed ConditionCheck with ReturnValuesOnConditionCheckFailure hands back the stored item
+ * (creates tell 403 from 404 that way), which IAM may authorize as a read of it; a writer can
+ * read the same items through BatchGetItem anyway, so this grants nothing new.
+ */
 const WRITE: readonly DynamoDbAction[] = [
   'dynamodb:BatchGetItem',
+  'dynamodb:GetItem',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
