@@ -67,17 +67,35 @@ export function createVerifier(opts: {
   keySet: () => Promise<JWTVerifyGetKey>;
 }): TokenVerifier {
   const { issuer, audience } = opts;
+  // The RS256 signature check is most of the local gateway's CPU per request. A token that
+  // passed is remembered until it expires: its signature, issuer and audience cannot change,
+  // and the times are checked again on every use. Bounded; the oldest entry goes first.
+  const verified = new Map<string, JwtClaims>();
   return {
     issuer,
     audience,
     async verify(token) {
+      const known = verified.get(token);
+      if (known && withinLifetime(known)) return { ok: true, claims: known };
+      verified.delete(token);
       try {
-        return { ok: true, claims: await verifyOrThrow(token, issuer, audience, opts.keySet) };
+        const claims = await verifyOrThrow(token, issuer, audience, opts.keySet);
+        if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value!);
+        verified.set(token, claims);
+        return { ok: true, claims };
       } catch (error) {
         return { ok: false, reason: failureReason(error) };
       }
     },
   };
+}
+
+const VERIFIED_TOKENS_KEPT = 10_000;
+
+/** `exp` in the future and `nbf` (if any) not: what the full check would say of the times. */
+function withinLifetime(claims: JwtClaims): boolean {
+  const now = Math.floor(Date.now() / 1000);
+  return typeof claims.exp === 'number' && claims.exp > now && (claims.nbf === undefined || claims.nbf <= now);
 }
 
 class TokenRejected extends Error {}

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, exportSPKI, generateKeyPair, importJWK, decodeJwt, decodeProtectedHeader, type CryptoKey } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalIssuer, toAuthorizerJwt, verifierFromEnv, type LocalIssuer } from '../../lib/local/jwt';
 
 let dataDir: string;
@@ -125,6 +125,23 @@ describe('verify', () => {
   it('rejects nbf in the future, accepts it in the past', async () => {
     await expectRejected(await issuer.issueToken('alice', {}, { nbf: now() + 3600 }), /nbf/);
     expect((await issuer.verify(await issuer.issueToken('alice', {}, { nbf: now() - 60 }))).ok).toBe(true);
+  });
+
+  it('remembers a verified token only while it is valid, and never a rejected one', async () => {
+    const token = await issuer.issueToken('alice', {}, { expiresInSeconds: 60 });
+    expect((await issuer.verify(token)).ok).toBe(true);
+    expect((await issuer.verify(token)).ok).toBe(true); // from the cache
+    vi.useFakeTimers({ now: Date.now() + 61_000 });
+    try {
+      await expectRejected(token, /expired/);
+    } finally {
+      vi.useRealTimers();
+    }
+    // A tampered copy of a remembered token is checked afresh, and fails.
+    const good = await issuer.issueToken('bob');
+    expect((await issuer.verify(good)).ok).toBe(true);
+    const [header, payload, signature] = good.split('.') as [string, string, string];
+    await expectRejected(`${header}.${payload}.${signature.slice(0, -2)}AA`, /signature/);
   });
 
   it('rejects a token without exp', async () => {
