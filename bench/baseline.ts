@@ -6,15 +6,28 @@
  * conditional write would fail its condition). The capacity scenario checks that both sides
  * send the same sequence of operations.
  */
-import { writerRoles } from '../functions/core/auth';
-import { newId, now } from '../functions/core/ids';
-import { nameKey } from '../functions/core/names';
-import { attributeIn, attributeIs, check, db, getItems, idIs, itemIsAbsent, put, remove, transactWrite, versionIs } from '../functions/core/store/client';
-import { documentItems } from '../functions/core/store/documents';
-import { accessKey, documentKey, entryKey, folderKey, roleAttribute } from '../functions/core/store/keys';
-import type { StoredDocument } from '../functions/core/store/records';
-import type { Document } from '../functions/core/types';
+import { writerRoles } from '#core/auth';
+import { newId, now } from '#core/ids';
+import { nameKey } from '#core/names';
+import {
+  attributeIn,
+  attributeIs,
+  check,
+  db,
+  getItems,
+  idIs,
+  itemIsAbsent,
+  put,
+  remove,
+  transactWrite,
+  versionIs,
+} from '#core/store/client';
+import { documentItems } from '#core/store/documents';
+import { accessKey, documentKey, entryKey, folderKey, roleAttribute } from '#core/store/keys';
+import type { StoredDocument } from '#core/store/records';
+import type { Document } from '#core/types';
 import type { Recorded } from './recorder';
+
 export { inWaves } from './recorder';
 
 /** Sends the same requests again, in the same waves. */

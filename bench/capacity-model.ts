@@ -19,7 +19,11 @@ export type StoredItem = Record<string, unknown>;
 const utf8 = (text: string) => Buffer.byteLength(text, 'utf8');
 
 function numberSize(value: number): number {
-  const digits = String(Math.abs(value)).replace(/[eE].*$/, '').replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  const digits = String(Math.abs(value))
+    .replace(/[eE].*$/, '')
+    .replace('.', '')
+    .replace(/^0+/, '')
+    .replace(/0+$/, '');
   return Math.ceil(Math.max(1, digits.length) / 2) + 1;
 }
 

@@ -3,8 +3,8 @@
  * the least it could do — the items it cannot avoid reading or writing, and the round trips
  * that takes. Capacity, throughput and cost all read from this one list.
  */
-import type { ItemKind } from '../functions/core/store/keys';
-import { oneKb, type Fixture } from './fixture';
+import type { ItemKind } from '#core/store/keys';
+import { type Fixture, oneKb } from './fixture';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 export interface Request {
@@ -105,7 +105,10 @@ export function endpoints(f: Fixture): Endpoint[] {
       name: 'GET /folder/{id}/folders',
       method: 'GET',
       status: 200,
-      minimum: read(['folder', 'access', 'entry'], 'the folder (an empty page must still tell a missing folder), the caller’s role, the page'),
+      minimum: read(
+        ['folder', 'access', 'entry'],
+        'the folder (an empty page must still tell a missing folder), the caller’s role, the page',
+      ),
       baseline: 'replay',
       requests: fixed({ path: `/folder/${f.parentId}/folders` }),
     },
@@ -113,7 +116,10 @@ export function endpoints(f: Fixture): Endpoint[] {
       name: 'GET /folder/{id}/documents',
       method: 'GET',
       status: 200,
-      minimum: read(['folder', 'access', 'entry'], 'the folder (an empty page must still tell a missing folder), the caller’s role, the page'),
+      minimum: read(
+        ['folder', 'access', 'entry'],
+        'the folder (an empty page must still tell a missing folder), the caller’s role, the page',
+      ),
       baseline: 'replay',
       requests: fixed({ path: `/folder/${f.folderId}/documents?limit=50` }),
     },
@@ -180,4 +186,3 @@ export function endpoints(f: Fixture): Endpoint[] {
     },
   ];
 }
-

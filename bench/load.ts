@@ -1,5 +1,5 @@
 /** A closed-loop load generator for work done in-process (the direct-SDK baseline). */
-import { summarize, type Latency } from './stats';
+import { type Latency, summarize } from './stats';
 
 /**
  * `concurrency` workers each run `operation` back to back for `seconds`, as autocannon's

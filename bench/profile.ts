@@ -7,7 +7,11 @@ import { Session } from 'node:inspector/promises';
 
 export const parts = [
   { name: 'local API Gateway: routing, event, JWT check', match: /lib\/local\/|node_modules\/jose\// },
-  { name: 'handler stack: middy, logger, validation, responses', match: /functions\/core\/http\/|functions\/core\/(schemas|errors|auth|logger)\.ts|node_modules\/(@middy|@aws-lambda-powertools|@aws\/lambda-invoke-store|zod)\// },
+  {
+    name: 'handler stack: middy, logger, validation, responses',
+    match:
+      /functions\/core\/http\/|functions\/core\/(schemas|errors|auth|logger)\.ts|node_modules\/(@middy|@aws-lambda-powertools|@aws\/lambda-invoke-store|zod)\//,
+  },
   { name: 'store and DynamoDB client', match: /functions\/core\/store\/|functions\/core\/(ids|names|paging|preconditions)\.ts/ },
   { name: 'bench (baseline loop, recorder)', match: /\/bench\// },
 ] as const;

@@ -4,9 +4,9 @@
  * it consumed, and what AWS would bill for the items it touched (capacity-model.ts). Runs in
  * the service process, on the handlers' own client.
  */
-import type { DynamoDb, Operation } from '../functions/core/store/client';
-import { kindOf, type ItemKind, type Key } from '../functions/core/store/keys';
-import { itemSize, readUnits, transactionalWriteUnits, type StoredItem } from './capacity-model';
+import type { DynamoDb, Operation } from '#core/store/client';
+import { type ItemKind, type Key, kindOf } from '#core/store/keys';
+import { itemSize, readUnits, type StoredItem, transactionalWriteUnits } from './capacity-model';
 
 /** One item a request read or wrote, and the units AWS bills for it. */
 export interface Touched {
@@ -71,11 +71,18 @@ export function installRecorder(client: DynamoDb, tableName: string): void {
   client.use(async (call, next) => {
     if (!log) return next();
     const input = structuredClone(call.input);
-    delete input['ClientRequestToken']; // a replay must not be taken for a retry of this one
+    delete input.ClientRequestToken; // a replay must not be taken for a retry of this one
     const transactionKeys: Key[] =
-      call.operation === 'TransactWriteItems' ? input['TransactItems'].map((action: object) => keyOf(Object.values(action)[0])) : [];
+      call.operation === 'TransactWriteItems' ? input.TransactItems.map((action: object) => keyOf(Object.values(action)[0])) : [];
     const before = imagesFrom ? await readImages(imagesFrom, tableName, transactionKeys) : [];
-    const entry: Recorded = { operation: call.operation, input, startedAt: performance.now(), endedAt: NaN, local: { read: 0, write: 0 }, touched: [] };
+    const entry: Recorded = {
+      operation: call.operation,
+      input,
+      startedAt: performance.now(),
+      endedAt: NaN,
+      local: { read: 0, write: 0 },
+      touched: [],
+    };
     log.push(entry);
     let output: Record<string, any>;
     try {
@@ -83,7 +90,9 @@ export function installRecorder(client: DynamoDb, tableName: string): void {
     } finally {
       entry.endedAt = performance.now();
     }
-    const consumed = [output['ConsumedCapacity'] ?? []].flat().reduce((sum: number, c: { CapacityUnits?: number }) => sum + (c.CapacityUnits ?? 0), 0);
+    const consumed = [output.ConsumedCapacity ?? []]
+      .flat()
+      .reduce((sum: number, c: { CapacityUnits?: number }) => sum + (c.CapacityUnits ?? 0), 0);
     if (readOperations.has(call.operation)) entry.local.read += consumed;
     else entry.local.write += consumed;
     if (call.operation === 'BatchGetItem') entry.touched = batchGetTouched(input, output, tableName);
@@ -102,7 +111,7 @@ export function installRecorder(client: DynamoDb, tableName: string): void {
 /** A transaction action's key: `Key`, or a Put's item's key attributes. */
 function keyOf(action: { Key?: StoredItem; Item?: StoredItem }): Key {
   const source = action.Key ?? action.Item!;
-  return { PK: source['PK'] as string, SK: source['SK'] as string };
+  return { PK: source.PK as string, SK: source.SK as string };
 }
 
 const idOf = (key: Key) => `${key.PK}\u0000${key.SK}`;
@@ -125,6 +134,9 @@ function queryTouched(output: any): Touched {
 
 async function readImages(client: DynamoDb, tableName: string, keys: Key[]): Promise<(StoredItem | undefined)[]> {
   return Promise.all(
-    keys.map(async (key) => (await client.send('GetItem', { TableName: tableName, Key: key, ConsistentRead: true }))['Item'] as StoredItem | undefined),
+    keys.map(
+      async (key) =>
+        (await client.send('GetItem', { TableName: tableName, Key: key, ConsistentRead: true })).Item as StoredItem | undefined,
+    ),
   );
 }

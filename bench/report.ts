@@ -5,11 +5,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { memorySize, timeoutSeconds } from '../lib/function-settings';
+import { memorySize, timeoutSeconds } from '#lib/function-settings';
 import { MB_PER_VCPU, prices } from './prices';
 import { OTHER, parts } from './profile';
 import type { CapacityRow } from './scenarios/capacity';
-import { isReference, type ColdStartRow } from './scenarios/cold-start';
+import { type ColdStartRow, isReference } from './scenarios/cold-start';
 import type { CostRow, DurationRow } from './scenarios/cost';
 import type { ScaleResult } from './scenarios/scale';
 import { LOAD_GENERATOR, PROFILED, type ThroughputRow } from './scenarios/throughput';
@@ -71,7 +71,8 @@ function budgets(r: Results): Budget[] {
       measured:
         `1 for ${writes.length - overWrites.length} of ${writes.length}` +
         (overWrites.length ? `; 2 for ${overWrites.map((row) => row.endpoint).join(', ')}` : ''),
-      verdict: overWrites.length === 0 ? 'met' : overWrites.every((row) => row.roundTrips <= row.minimumRoundTrips) ? 'at the floor' : 'missed',
+      verdict:
+        overWrites.length === 0 ? 'met' : overWrites.every((row) => row.roundTrips <= row.minimumRoundTrips) ? 'at the floor' : 'missed',
       why: overWrites.length ? 'a document id names neither its folder entry nor its repository: §2' : undefined,
     },
     {
@@ -94,12 +95,16 @@ function budgets(r: Results): Budget[] {
       budget: `Module load ≤ ${BUDGETS.loadRatio}× the empty handler's`,
       measured: `slowest ${f(slowest.loadRatio)}× (${slowest.name}, ${f(slowest.loadMs, 1)} ms)`,
       verdict: slowest.loadRatio <= BUDGETS.loadRatio ? 'met' : 'missed',
-      why: slowest.loadRatio <= BUDGETS.loadRatio ? undefined : 'the AWS SDK, a fixed part of the design, weighs most, then the logger, the schemas and middy: §4',
+      why:
+        slowest.loadRatio <= BUDGETS.loadRatio
+          ? undefined
+          : 'the AWS SDK, a fixed part of the design, weighs most, then the logger, the schemas and middy: §4',
     },
     {
       budget: `≤ $${f(BUDGETS.documentReadDollars)} per million GET /document/{id}`,
       measured: `${usd(documentCost.total)} per million`,
-      verdict: documentCost.total <= BUDGETS.documentReadDollars ? 'met' : READ_FLOOR > BUDGETS.documentReadDollars ? 'out of reach' : 'missed',
+      verdict:
+        documentCost.total <= BUDGETS.documentReadDollars ? 'met' : READ_FLOOR > BUDGETS.documentReadDollars ? 'out of reach' : 'missed',
       why: `HTTP API + Lambda requests + one strongly consistent read already cost ${usd(READ_FLOOR)}: §5`,
     },
   ];
@@ -176,7 +181,10 @@ function capacitySection(r: Results): string {
     row.endpoint,
     row.requests,
     `${row.roundTrips}${row.minimumRoundTrips !== row.roundTrips ? ` (min ${row.minimumRoundTrips})` : ''}`,
-    [row.items.reads.length ? `read ${row.items.reads.join(', ')}` : '', row.items.writes.length ? `write ${row.items.writes.join(', ')}` : '']
+    [
+      row.items.reads.length ? `read ${row.items.reads.join(', ')}` : '',
+      row.items.writes.length ? `write ${row.items.writes.join(', ')}` : '',
+    ]
       .filter(Boolean)
       .join('; '),
     `${row.aws.read} / ${row.aws.write}`,
@@ -245,7 +253,7 @@ otherwise walks the prefix from its first item to the start key, which made a pa
 
 function coldStartSection(r: Results): string {
   const empty = r.coldStart.find((row) => row.name === 'empty handler')!;
-  const pieces = r.coldStart.filter((row) => row.name.startsWith("part: "));
+  const pieces = r.coldStart.filter((row) => row.name.startsWith('part: '));
   const handler = r.coldStart.find((row) => row.name === 'GetDocument')!;
   const rows = r.coldStart.map((row) => [
     row.name,
@@ -266,7 +274,7 @@ call; **import** is the \`import()\` alone. Sizes are minified, and gzip.
 ${table(['Function', 'Handler', 'Minified', 'gzip', 'Load ms', 'Import ms', '× empty'], rows)}
 
 What a handler's load is made of — each part bundled alone, its import time above the empty handler's:
-${pieces.map((p) => `${p.name.replace("part: ", "")} ${f(p.importMs - empty.importMs, 1)} ms`).join(", ")}; a whole handler
+${pieces.map((p) => `${p.name.replace('part: ', '')} ${f(p.importMs - empty.importMs, 1)} ms`).join(', ')}; a whole handler
 ${f(handler.importMs - empty.importMs, 1)} ms (${handler.name}). The AWS SDK v3 (the data layer's part) is the largest
 share of a handler's bundle and of its load; it is a fixed part of the design (TOOLCHAIN.md, the developers' guide) and is
 bundled at a pinned version, with the default credential chain swapped for a reader of Lambda's environment variables
@@ -387,7 +395,7 @@ export async function writeReports(r: Results): Promise<string> {
   const list = budgets(r);
   const here = import.meta.dirname;
   const json = { ...r, capacity: r.capacity.map(({ recorded: _recorded, ...row }) => row), budgets: list, prices, memorySize };
-  await writeFile(join(here, 'results.json'), JSON.stringify(json, null, 2) + '\n');
+  await writeFile(join(here, 'results.json'), `${JSON.stringify(json, null, 2)}\n`);
   await writeFile(join(here, 'results.md'), renderMarkdown(r, list));
   const docPath = join(here, '..', 'docs', 'data-model.md');
   const doc = await readFile(docPath, 'utf8');

@@ -29,13 +29,16 @@ export function serve(handlers: Handlers): void {
       })
       .then(
         (result) => process.send!({ id: message.id, result } satisfies Reply),
-        (error: unknown) => process.send!({ id: message.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies Reply),
+        (error: unknown) =>
+          process.send!({ id: message.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies Reply),
       );
   });
 }
 
 /** In the parent: a typed proxy of the child's handlers (results come back as plain data). */
-export function connect<H extends Handlers>(child: ChildProcess): { [K in keyof H]: (...args: Parameters<H[K]>) => Promise<Awaited<ReturnType<H[K]>>> } {
+export function connect<H extends Handlers>(
+  child: ChildProcess,
+): { [K in keyof H]: (...args: Parameters<H[K]>) => Promise<Awaited<ReturnType<H[K]>>> } {
   let next = 0;
   const pending = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>();
   child.on('message', (reply: Reply) => {
@@ -50,11 +53,13 @@ export function connect<H extends Handlers>(child: ChildProcess): { [K in keyof 
     pending.clear();
   });
   return new Proxy({} as any, {
-    get: (_target, method: string) => (...args: unknown[]) =>
-      new Promise((resolve, reject) => {
-        const id = next++;
-        pending.set(id, { resolve, reject });
-        child.send({ id, method, args } satisfies Call);
-      }),
+    get:
+      (_target, method: string) =>
+      (...args: unknown[]) =>
+        new Promise((resolve, reject) => {
+          const id = next++;
+          pending.set(id, { resolve, reject });
+          child.send({ id, method, args } satisfies Call);
+        }),
   });
 }

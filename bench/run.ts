@@ -11,10 +11,10 @@ import { fork } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDynamoDbLocal } from '../lib/local/dynamodb-local';
+import { startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { endpoints } from './endpoints';
 import { makeFixture } from './fixture';
-import { writeReports, type Results } from './report';
+import { type Results, writeReports } from './report';
 import { connect } from './rpc';
 import { measureCapacity } from './scenarios/capacity';
 import { bundleAll, measureColdStart } from './scenarios/cold-start';
@@ -27,7 +27,7 @@ export type ServiceClient = ReturnType<typeof connect<ServiceHandlers>>;
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 4);
 const TABLE = 'documents-bench';
-const log = (line: string) => process.stdout.write(line + '\n');
+const log = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main() {
   const began = performance.now();
@@ -58,13 +58,17 @@ async function main() {
 
     log(`[3/5] scale: a page of 50 from 100 and from 50,000 documents (${elapsed()})`);
     const scale = await measureScale(service, fixture, Math.max(1, seconds / 2), log);
-    log(`  p50 ${scale.small.p50} ms (100) vs ${scale.big.p50} ms (50,000), deep page ${scale.deepPage.p50} ms: ratio ${scale.ratio.toFixed(2)}`);
+    log(
+      `  p50 ${scale.small.p50} ms (100) vs ${scale.big.p50} ms (50,000), deep page ${scale.deepPage.p50} ms: ratio ${scale.ratio.toFixed(2)}`,
+    );
 
     log(`[4/5] cold start: bundle size and module load (${elapsed()})`);
     const bundles = await bundleAll(join(scratch, 'bundles'));
     const coldStart = await measureColdStart(bundles, 25);
     for (const row of coldStart) {
-      log(`  ${row.name.padEnd(18)} ${(row.bytes / 1024).toFixed(0).padStart(4)} KB min, ${(row.gzipBytes / 1024).toFixed(0).padStart(3)} KB gzip, load ${row.loadMs} ms (${row.loadRatio}x empty)`);
+      log(
+        `  ${row.name.padEnd(18)} ${(row.bytes / 1024).toFixed(0).padStart(4)} KB min, ${(row.gzipBytes / 1024).toFixed(0).padStart(3)} KB gzip, load ${row.loadMs} ms (${row.loadRatio}x empty)`,
+      );
     }
 
     log(`[5/5] cost per million calls (${elapsed()})`);
@@ -85,7 +89,16 @@ async function main() {
     const cost = costs(durations, capacity);
     for (const row of cost) log(`  ${row.endpoint.padEnd(28)} $${row.total.toFixed(3)} per million (${row.billedMs} ms billed)`);
 
-    const summary = await writeReports({ seconds, durationSeconds: (performance.now() - began) / 1000, capacity, throughput, scale, coldStart, durations, cost });
+    const summary = await writeReports({
+      seconds,
+      durationSeconds: (performance.now() - began) / 1000,
+      capacity,
+      throughput,
+      scale,
+      coldStart,
+      durations,
+      cost,
+    });
     log('');
     log(summary);
     log(`bench: done in ${elapsed()}; wrote bench/results.md, bench/results.json and the table in docs/data-model.md`);

@@ -3,10 +3,10 @@
  * store writes them (store/documents.ts documentItems), 25 items per BatchWriteItem, a few
  * requests in flight.
  */
-import { newId, now } from '../functions/core/ids';
-import { db, tableName, type Item } from '../functions/core/store/client';
-import { documentItems } from '../functions/core/store/documents';
-import type { Document } from '../functions/core/types';
+import { newId, now } from '#core/ids';
+import { db, type Item, tableName } from '#core/store/client';
+import { documentItems } from '#core/store/documents';
+import type { Document } from '#core/types';
 
 export interface SeedDocuments {
   userId: string;
@@ -57,7 +57,7 @@ async function writeAll(items: Item[], inFlight = 8): Promise<void> {
         let pending = batches[next++]!.map((Item) => ({ PutRequest: { Item } }));
         while (pending.length > 0) {
           const result = await db().send('BatchWriteItem', { RequestItems: { [tableName()]: pending } });
-          pending = (result['UnprocessedItems']?.[tableName()] ?? []) as typeof pending;
+          pending = (result.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
         }
       }
     }),

@@ -7,14 +7,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDynamoDb, db } from '../functions/core/store/client';
-import { startLocalService, type LocalService } from '../lib/local/service';
+import { createDynamoDb, db } from '#core/store/client';
+import { type LocalService, startLocalService } from '#lib/local/service';
 import { createDocument, deleteDocument, inWaves, replay, updateContent, type WriteContext } from './baseline';
 import { closedLoop } from './load';
 import { startProfile, stopProfile } from './profile';
-import { installRecorder, startRecording, stopRecording, type Recorded } from './recorder';
+import { installRecorder, type Recorded, startRecording, stopRecording } from './recorder';
 import { serve } from './rpc';
-import { seedDocuments, type SeedDocuments } from './seed';
+import { type SeedDocuments, seedDocuments } from './seed';
 
 let service: LocalService | undefined;
 let dataDir = '';

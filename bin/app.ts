@@ -1,4 +1,4 @@
 /** The CDK app (`npx cdk synth`, `npx cdk deploy`): see lib/stack/app.ts. */
-import { buildApp } from '../lib/stack/app';
+import { buildApp } from '#lib/stack/app';
 
 buildApp().app.synth();

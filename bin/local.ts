@@ -3,28 +3,28 @@
  * PORT (default 3000), TABLE_NAME, and JWT_ISSUER + JWT_AUDIENCE for an external issuer.
  */
 import { resolve } from 'node:path';
-import { DynamoDbLocalError } from '../lib/local/dynamodb-local';
-import { startLocalService, StartupError } from '../lib/local/service';
-import { defaultTableName } from '../lib/table';
+import { DynamoDbLocalError } from '#lib/local/dynamodb-local';
+import { StartupError, startLocalService } from '#lib/local/service';
+import { defaultTableName } from '#lib/table';
 
 // The SDK's notice that it will need Node 22 in 2027 is noise for local runs.
-process.env['AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED'] ??= 'true';
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-const port = Number(process.env['PORT'] ?? 3000);
-const dataDir = resolve(process.env['DATA_DIR'] || '.data');
-const tableName = process.env['TABLE_NAME'] || defaultTableName;
+const port = Number(process.env.PORT ?? 3000);
+const dataDir = resolve(process.env.DATA_DIR || '.data');
+const tableName = process.env.TABLE_NAME || defaultTableName;
 
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  fail(`PORT must be a port number (0-65535), not "${process.env['PORT']}".`);
+  fail(`PORT must be a port number (0-65535), not "${process.env.PORT}".`);
 }
 
 try {
   const service = await startLocalService({ port, dataDir, tableName });
-  const external = Boolean(process.env['JWT_ISSUER'] && process.env['JWT_AUDIENCE']);
+  const external = Boolean(process.env.JWT_ISSUER && process.env.JWT_AUDIENCE);
   console.log(`Documents service listening on ${service.url}`);
   console.log(`  data: ${dataDir} (table "${tableName}", DynamoDB Local at ${service.dynamodbEndpoint})`);
   if (external) {
-    console.log(`  tokens: from ${process.env['JWT_ISSUER']} (audience ${process.env['JWT_AUDIENCE']})`);
+    console.log(`  tokens: from ${process.env.JWT_ISSUER} (audience ${process.env.JWT_AUDIENCE})`);
   } else {
     console.log('  get a token:  TOKEN=$(npm run --silent token -- alice)');
     console.log(`  then:         curl -H "Authorization: Bearer $TOKEN" ${service.url}/`);

@@ -3,7 +3,7 @@
  * client's types from it. Both files are committed; a test fails when either is stale.
  */
 import { writeFile } from 'node:fs/promises';
-import { clientTypesPath, openApiPath, renderClientTypes, renderOpenApi } from '../lib/openapi/generate';
+import { clientTypesPath, openApiPath, renderClientTypes, renderOpenApi } from '#lib/openapi/generate';
 
 const document = renderOpenApi();
 await writeFile(openApiPath, document);

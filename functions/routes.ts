@@ -52,7 +52,13 @@ const WRITE: readonly DynamoDbAction[] = [
 
 export const routes: readonly Route[] = [
   { name: 'ListRepositories', method: 'GET', path: '/', handler: 'repositories/list-repositories', dynamodb: ['dynamodb:Query'] },
-  { name: 'CreateRepository', method: 'POST', path: '/', handler: 'repositories/create-repository', dynamodb: ['dynamodb:PutItem', 'dynamodb:UpdateItem'] },
+  {
+    name: 'CreateRepository',
+    method: 'POST',
+    path: '/',
+    handler: 'repositories/create-repository',
+    dynamodb: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+  },
   { name: 'GetRepository', method: 'GET', path: '/{id}', handler: 'repositories/get-repository', dynamodb: READ },
   { name: 'GetRootFolder', method: 'GET', path: '/{id}/folder', handler: 'repositories/get-root-folder', dynamodb: READ },
   { name: 'GetFolder', method: 'GET', path: '/folder/{id}', handler: 'folders/get-folder', dynamodb: READ },
@@ -127,7 +133,10 @@ export function matchPath(candidates: readonly Route[], path: string): RouteMatc
 
 /** The route for a method and path, or undefined when API Gateway would use `$default`. */
 export function findRoute(method: string, path: string): RouteMatch | undefined {
-  return matchPath(routes.filter((r) => r.method === method), path);
+  return matchPath(
+    routes.filter((r) => r.method === method),
+    path,
+  );
 }
 
 /** Methods served at a path (for 405's `Allow`); empty when the path is unknown. */

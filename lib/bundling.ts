@@ -3,9 +3,10 @@
  * (through NodejsFunction) and by the tests and benchmarks that bundle a handler exactly as
  * the stack deploys it (through esbuild's API). Change it here and both follow.
  */
-import { build, type BuildOptions } from 'esbuild';
+
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type BuildOptions, build } from 'esbuild';
 
 export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -41,7 +42,9 @@ export const functionBundling = {
    * alias swaps it for a 20-line reader of those variables (functions/core/store/env-credentials.ts).
    * The path is relative to the project root, where NodejsFunction runs esbuild (local bundling).
    */
-  esbuildArgs: { '--alias': '@aws-sdk/credential-provider-node=./functions/core/store/env-credentials.ts' } as Readonly<Record<string, string>>,
+  esbuildArgs: { '--alias': '@aws-sdk/credential-provider-node=./functions/core/store/env-credentials.ts' } as Readonly<
+    Record<string, string>
+  >,
 } as const;
 
 /** `esbuildArgs` as esbuild's API options: so far only `--alias` (`from=to`). */

@@ -2,4 +2,6 @@
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 
-export const handler = middy().use(httpJsonBodyParser()).handler(async () => ({ statusCode: 204 }));
+export const handler = middy()
+  .use(httpJsonBodyParser())
+  .handler(async () => ({ statusCode: 204 }));

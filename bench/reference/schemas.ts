@@ -1,4 +1,4 @@
 /** Cold-start reference: every request schema (zod/mini). */
-import * as schemas from '../../functions/core/schemas';
+import * as schemas from '#core/schemas';
 
 export const handler = async () => schemas;

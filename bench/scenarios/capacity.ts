@@ -3,7 +3,7 @@
  * consumed capacity — as DynamoDB Local reports it and as AWS would bill it — against the
  * minimum for the items it cannot avoid (endpoints.ts).
  */
-import type { ItemKind } from '../../functions/core/store/keys';
+import type { ItemKind } from '#core/store/keys';
 import type { Endpoint } from '../endpoints';
 import type { Api } from '../fixture';
 import { inWaves, type Recorded, type Touched } from '../recorder';

@@ -12,8 +12,8 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { fallbackRoute, routes } from '../../functions/routes';
-import { bundleHandler, esbuildOptions, projectRoot } from '../../lib/bundling';
+import { fallbackRoute, routes } from '#functions/routes';
+import { bundleHandler, esbuildOptions, projectRoot } from '#lib/bundling';
 import { median, round } from '../stats';
 
 const run = promisify(execFile);
@@ -39,7 +39,10 @@ export const EMPTY = 'empty handler';
 
 /** Bundles every route's handler, the fallback, and the empty reference into `dir`. */
 export async function bundleAll(dir: string): Promise<Bundle[]> {
-  const targets = [...routes.map((r) => ({ name: r.name, handler: r.handler })), { name: fallbackRoute.name, handler: fallbackRoute.handler }];
+  const targets = [
+    ...routes.map((r) => ({ name: r.name, handler: r.handler })),
+    { name: fallbackRoute.name, handler: fallbackRoute.handler },
+  ];
   const bundles: Bundle[] = [];
   for (const { name, handler } of targets) {
     const file = await bundleHandler(handler, join(dir, name));
@@ -83,7 +86,13 @@ process.stdout.write(JSON.stringify({ loadMs: loaded, importMs: loaded - started
 async function loadOnce(file: string): Promise<{ loadMs: number; importMs: number }> {
   const { stdout } = await run(process.execPath, ['--input-type=module', '-e', LOAD, pathToFileURL(file).href], {
     // What the module reads at load time on Lambda; no network is touched before a request.
-    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', LOG_LEVEL: 'INFO', TABLE_NAME: 'documents', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      AWS_REGION: 'us-east-1',
+      LOG_LEVEL: 'INFO',
+      TABLE_NAME: 'documents',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
   });
   return JSON.parse(stdout) as { loadMs: number; importMs: number };
 }
@@ -99,6 +108,12 @@ export async function measureColdStart(bundles: Bundle[], runs: number): Promise
   return bundles.map(({ file: _file, ...bundle }) => {
     const own = samples.get(bundle.name)!;
     const loadMs = median(own.map((s) => s.loadMs));
-    return { ...bundle, loadMs: round(loadMs), importMs: round(median(own.map((s) => s.importMs))), loadRatio: round(loadMs / empty), runs };
+    return {
+      ...bundle,
+      loadMs: round(loadMs),
+      importMs: round(median(own.map((s) => s.importMs))),
+      loadRatio: round(loadMs / empty),
+      runs,
+    };
   });
 }

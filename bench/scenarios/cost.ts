@@ -14,8 +14,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { buildEvent, resolveRoute } from '../../lib/local/gateway';
-import { memorySize } from '../../lib/function-settings';
+import { memorySize } from '#lib/function-settings';
+import { buildEvent, resolveRoute } from '#lib/local/gateway';
 import type { Endpoint } from '../endpoints';
 import type { Fixture } from '../fixture';
 import { MB_PER_VCPU, prices } from '../prices';
@@ -76,7 +76,12 @@ export interface DurationSetup {
   calls: number;
 }
 
-export async function measureDurations(bundles: Bundle[], list: Endpoint[], fixture: Fixture, setup: DurationSetup): Promise<DurationRow[]> {
+export async function measureDurations(
+  bundles: Bundle[],
+  list: Endpoint[],
+  fixture: Fixture,
+  setup: DurationSetup,
+): Promise<DurationRow[]> {
   const rows: DurationRow[] = [];
   await mkdir(setup.dir, { recursive: true });
   for (const endpoint of list) {
@@ -111,7 +116,14 @@ export async function measureDurations(bundles: Bundle[], list: Endpoint[], fixt
     const wallMs = median(warm.map((r) => r.wallMs));
     const cpuMs = median(warm.map((r) => r.cpuMs));
     const lambdaMs = Math.max(0, wallMs - cpuMs) + cpuMs * Math.max(1, MB_PER_VCPU / memorySize);
-    rows.push({ endpoint: endpoint.name, firstMs: round(results[0]!.wallMs), wallMs: round(wallMs, 3), cpuMs: round(cpuMs, 3), lambdaMs: round(lambdaMs), calls: results.length });
+    rows.push({
+      endpoint: endpoint.name,
+      firstMs: round(results[0]!.wallMs),
+      wallMs: round(wallMs, 3),
+      cpuMs: round(cpuMs, 3),
+      lambdaMs: round(lambdaMs),
+      calls: results.length,
+    });
   }
   return rows;
 }

@@ -4,8 +4,9 @@
  * both alike. A deep page (from a token half way through the big folder) shows that paging
  * never scans what came before.
  */
-import { hammer } from '../hammer';
+
 import { CONTENT_BYTES, type Fixture } from '../fixture';
+import { hammer } from '../hammer';
 import type { ServiceClient } from '../run';
 import { median, quantile, round } from '../stats';
 
@@ -26,12 +27,24 @@ async function latencies(url: string, token: string, path: string, seconds: numb
   return result.latencies;
 }
 
-export async function measureScale(service: ServiceClient, fixture: Fixture, seconds: number, progress: (line: string) => void): Promise<ScaleResult> {
+export async function measureScale(
+  service: ServiceClient,
+  fixture: Fixture,
+  seconds: number,
+  progress: (line: string) => void,
+): Promise<ScaleResult> {
   const { api } = fixture;
   const big = await api.call('POST', '/folder', { parentId: fixture.rootFolderId, name: 'Big' });
   const started = performance.now();
   await service.seed(
-    { userId: fixture.userId, repositoryId: fixture.repositoryId, folderId: big.body.id, count: BIG_FOLDER, prefix: 'doc-', contentBytes: CONTENT_BYTES },
+    {
+      userId: fixture.userId,
+      repositoryId: fixture.repositoryId,
+      folderId: big.body.id,
+      count: BIG_FOLDER,
+      prefix: 'doc-',
+      contentBytes: CONTENT_BYTES,
+    },
     false,
   );
   const seedSeconds = (performance.now() - started) / 1000;

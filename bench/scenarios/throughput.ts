@@ -5,12 +5,12 @@
  * shared machine; the ratio service / baseline, measured back to back, holds.
  */
 import type autocannon from 'autocannon';
-import { hammer } from '../hammer';
 import type { Endpoint, Request } from '../endpoints';
 import { CONTENT_BYTES, type Fixture } from '../fixture';
+import { hammer } from '../hammer';
 import type { Recorded } from '../recorder';
 import type { ServiceClient } from '../run';
-import { summarize, type Latency } from '../stats';
+import { type Latency, summarize } from '../stats';
 
 export interface ThroughputRow {
   endpoint: string;
@@ -40,7 +40,15 @@ export interface Timing {
 const POOL = 4000;
 
 /** The endpoint through the local server, `next()` making each request. */
-async function load(url: string, token: string, method: string, next: () => Request, expected: number, connections: number, seconds: number): Promise<Latency> {
+async function load(
+  url: string,
+  token: string,
+  method: string,
+  next: () => Request,
+  expected: number,
+  connections: number,
+  seconds: number,
+): Promise<Latency> {
   const result = await hammer(
     {
       url,
@@ -79,7 +87,15 @@ export async function measureThroughput(
   // Both sides JIT-compile the read paths before the first measured run: otherwise whichever
   // endpoint comes first is measured half-compiled (about half its warm rate here).
   for (const endpoint of list.filter((e) => e.baseline === 'replay')) {
-    await load(fixture.api.url, fixture.api.token, endpoint.method, await endpointRequests(endpoint), endpoint.status, 8, 2 * timing.warmupSeconds);
+    await load(
+      fixture.api.url,
+      fixture.api.token,
+      endpoint.method,
+      await endpointRequests(endpoint),
+      endpoint.status,
+      8,
+      2 * timing.warmupSeconds,
+    );
     await (await baselineRunner(service, fixture, endpoint, recorded))(8, timing.warmupSeconds);
   }
   for (const endpoint of list.filter((e) => e.baseline)) {
@@ -87,7 +103,8 @@ export async function measureThroughput(
       const requests = await endpoint.requests(POOL);
       let n = 0;
       const next = () => requests(n++);
-      const run = (seconds: number) => load(fixture.api.url, fixture.api.token, endpoint.method, next, endpoint.status, concurrency, seconds);
+      const run = (seconds: number) =>
+        load(fixture.api.url, fixture.api.token, endpoint.method, next, endpoint.status, concurrency, seconds);
       const profiled = endpoint.name === PROFILED.endpoint && concurrency === PROFILED.concurrency;
       const baseline = await baselineRunner(service, fixture, endpoint, recorded);
       const sides = {
@@ -116,7 +133,11 @@ export async function measureThroughput(
           }
           measured[side] = result;
         }
-        results.push({ service: measured.service!, baseline: measured.baseline!, ...(cpu.service ? { cpu: cpu as Record<'service' | 'baseline', Record<string, number>> } : {}) });
+        results.push({
+          service: measured.service!,
+          baseline: measured.baseline!,
+          ...(cpu.service ? { cpu: cpu as Record<'service' | 'baseline', Record<string, number>> } : {}),
+        });
       }
       const byRatio = [...results].sort((a, b) => a.service.rps / a.baseline.rps - b.service.rps / b.baseline.rps);
       const { service: serviceResult, baseline: baselineResult } = byRatio[Math.floor(byRatio.length / 2)]!;

@@ -21,7 +21,6 @@ export function nameLength(name: string): number {
   return n;
 }
 
-// eslint-disable-next-line no-control-regex
 const controlCharacter = /\p{Cc}/u;
 
 /** Why a (normalized) name is not allowed, or undefined when it is fine. */

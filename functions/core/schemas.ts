@@ -46,12 +46,10 @@ const maxChars = (max: number) => [
 
 /** JSON can carry lone UTF-16 surrogates; they have no UTF-8 form, so text must be well formed. */
 const text = () =>
-  z
-    .string(expected('a string'))
-    .check(
-      z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)'),
-      z.meta({ pattern: '^\\P{Cs}*$' }),
-    );
+  z.string(expected('a string')).check(
+    z.refine((value: string) => value.isWellFormed(), 'must be valid Unicode text (no lone surrogates)'),
+    z.meta({ pattern: '^\\P{Cs}*$' }),
+  );
 
 export const idSchema = z
   .string(expected('a string'))
@@ -67,21 +65,19 @@ export const idSchema = z
  */
 const nameChar = '[^/\\p{Cc}\\p{Cs}]';
 const visibleNameChar = '[^\\s/\\p{Cc}\\p{Cs}]';
-export const nameSchema = z
-  .pipe(text(), z.transform(normalizeName))
-  .check(
-    (ctx) => {
-      const problem = nameProblem(ctx.value);
-      if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
-    },
-    z.meta({
-      description:
-        `Trimmed and normalised to NFC before it is stored; then 1 to ${MAX_NAME_LENGTH} characters, ` +
-        'no "/" and no control characters. Unique within its folder, case-insensitively.',
-      pattern: `^\\s*${visibleNameChar}(?:${nameChar}{0,${MAX_NAME_LENGTH - 2}}${visibleNameChar})?\\s*$`,
-      examples: ['Travel.md'],
-    }),
-  );
+export const nameSchema = z.pipe(text(), z.transform(normalizeName)).check(
+  (ctx) => {
+    const problem = nameProblem(ctx.value);
+    if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+  },
+  z.meta({
+    description:
+      `Trimmed and normalised to NFC before it is stored; then 1 to ${MAX_NAME_LENGTH} characters, ` +
+      'no "/" and no control characters. Unique within its folder, case-insensitively.',
+    pattern: `^\\s*${visibleNameChar}(?:${nameChar}{0,${MAX_NAME_LENGTH - 2}}${visibleNameChar})?\\s*$`,
+    examples: ['Travel.md'],
+  }),
+);
 
 const contentSchema = text().check(
   (ctx) => {
@@ -117,10 +113,12 @@ const contentTypeSchema = text().check(
   }),
 );
 
-const versionSchema = z.int(expected('a whole number')).check(
-  z.gte(1, 'must be at least 1'),
-  z.meta({ description: 'The version the client last saw: the update applies only if it is still the stored one (else 412).' }),
-);
+const versionSchema = z
+  .int(expected('a whole number'))
+  .check(
+    z.gte(1, 'must be at least 1'),
+    z.meta({ description: 'The version the client last saw: the update applies only if it is still the stored one (else 412).' }),
+  );
 
 /** `limit` arrives as text; only plain decimal 1–100 is accepted (never clamped). */
 const limitSchema = z.pipe(
@@ -136,11 +134,13 @@ export const idParams = z.object({ id: idSchema });
 export const pageQuery = z.object({
   limit: z._default(limitSchema, DEFAULT_PAGE_SIZE).check(z.meta({ description: 'Page size, written in decimal.' })),
   nextToken: z.optional(
-    z.string(expected('a string')).check(
-      z.minLength(1, 'must not be empty'),
-      ...maxChars(MAX_PAGE_TOKEN_LENGTH),
-      z.meta({ description: 'The `nextToken` of the previous page of the same list, as it was given.' }),
-    ),
+    z
+      .string(expected('a string'))
+      .check(
+        z.minLength(1, 'must not be empty'),
+        ...maxChars(MAX_PAGE_TOKEN_LENGTH),
+        z.meta({ description: 'The `nextToken` of the previous page of the same list, as it was given.' }),
+      ),
   ),
 });
 export type PageQuery = z.infer<typeof pageQuery>;
@@ -150,10 +150,7 @@ const body = expected('a JSON object');
 export const createRepositoryBody = z.strictObject(
   {
     name: nameSchema,
-    description: z._default(
-      text().check(...maxChars(MAX_DESCRIPTION_LENGTH), z.meta({ description: 'Free text; may be empty.' })),
-      '',
-    ),
+    description: z._default(text().check(...maxChars(MAX_DESCRIPTION_LENGTH), z.meta({ description: 'Free text; may be empty.' })), ''),
   },
   body,
 );

@@ -7,8 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { HttpError, problemResponse } from '../core/errors';
-import { INITIALIZER, PUBLIC_CACHE, contentTypes, fileAssets, initializerScript } from './page';
+import { HttpError, problemResponse } from '#core/errors';
+import { contentTypes, fileAssets, INITIALIZER, initializerScript, PUBLIC_CACHE } from './page';
 
 const assetsDir = () => process.env.DOCS_ASSETS_DIR ?? dirname(fileURLToPath(import.meta.url));
 /** Read once per container: the files never change under a running function. */
@@ -21,7 +21,8 @@ export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGateway
   else if (fileAssets.includes(name)) {
     let loading = loaded.get(name);
     if (!loading) {
-      loaded.set(name, (loading = readFile(join(assetsDir(), name), 'utf8')));
+      loading = readFile(join(assetsDir(), name), 'utf8');
+      loaded.set(name, loading);
       loading.catch(() => loaded.delete(name)); // a failed read is retried, not remembered
     }
     body = await loading;

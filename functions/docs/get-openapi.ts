@@ -1,6 +1,6 @@
 /** GET /openapi.json — the API's OpenAPI 3.1 document, as committed (bundled into the code). */
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import document from '../../openapi.json' with { type: 'json' };
+import document from '#openapi.json' with { type: 'json' };
 import { PUBLIC_CACHE } from './page';
 
 const body = JSON.stringify(document);

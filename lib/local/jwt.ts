@@ -5,8 +5,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { APIGatewayEventRequestContextJWTAuthorizer } from 'aws-lambda';
 import {
-  SignJWT,
   calculateJwkThumbprint,
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -15,13 +15,13 @@ import {
   exportJWK,
   generateKeyPair,
   importJWK,
-  jwtVerify,
   type JSONWebKeySet,
   type JWK,
   type JWTPayload,
   type JWTVerifyGetKey,
+  jwtVerify,
+  SignJWT,
 } from 'jose';
-import type { APIGatewayEventRequestContextJWTAuthorizer } from 'aws-lambda';
 import { readOrCreateOnce } from './write-once';
 
 export const LOCAL_ISSUER = 'urn:documents-service:local';
@@ -100,12 +100,7 @@ function withinLifetime(claims: JwtClaims): boolean {
 
 class TokenRejected extends Error {}
 
-async function verifyOrThrow(
-  token: string,
-  issuer: string,
-  audience: string,
-  keySet: () => Promise<JWTVerifyGetKey>,
-): Promise<JwtClaims> {
+async function verifyOrThrow(token: string, issuer: string, audience: string, keySet: () => Promise<JWTVerifyGetKey>): Promise<JwtClaims> {
   if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)) throw new TokenRejected('the token is not a signed JWT');
   let header: ReturnType<typeof decodeProtectedHeader>;
   try {
@@ -127,7 +122,7 @@ async function verifyOrThrow(
   if (payload.aud !== undefined) {
     const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (!audiences.includes(audience)) throw new TokenRejected('the token does not have a valid audience');
-  } else if (payload['client_id'] !== audience) {
+  } else if (payload.client_id !== audience) {
     throw new TokenRejected('the token does not have a valid audience');
   }
   if (typeof payload.iat === 'number' && payload.iat > Math.floor(Date.now() / 1000)) {
@@ -172,16 +167,19 @@ export function createExternalVerifier(issuer: string, audience: string): TokenV
       if (typeof jwks_uri !== 'string') throw new Error('no jwks_uri');
       return createRemoteJWKSet(new URL(jwks_uri));
     } catch (error) {
-      throw new DiscoveryError(`the issuer's signing keys could not be found (${url}: ${error instanceof Error ? error.message : String(error)})`);
+      throw new DiscoveryError(
+        `the issuer's signing keys could not be found (${url}: ${error instanceof Error ? error.message : String(error)})`,
+      );
     }
   };
   return createVerifier({
     issuer,
     audience,
-    keySet: () => (keys ??= discover().catch((error: unknown) => {
-      keys = undefined;
-      throw error;
-    })),
+    keySet: () =>
+      (keys ??= discover().catch((error: unknown) => {
+        keys = undefined;
+        throw error;
+      })),
   });
 }
 
@@ -199,14 +197,14 @@ export async function loadLocalIssuer(dataDir: string): Promise<LocalIssuer> {
       const { privateKey } = await generateKeyPair(ALGORITHM, { modulusLength: 2048, extractable: true });
       const jwk = await exportJWK(privateKey);
       const kid = await calculateJwkThumbprint(publicPart(jwk));
-      return JSON.stringify({ ...jwk, kid, alg: ALGORITHM, use: 'sig' } satisfies JWK, null, 2) + '\n';
+      return `${JSON.stringify({ ...jwk, kid, alg: ALGORITHM, use: 'sig' } satisfies JWK, null, 2)}\n`;
     }),
   ) as JWK;
 
   const publicJwk: JWK = { ...publicPart(privateJwk), kid: privateJwk.kid, alg: ALGORITHM, use: 'sig' };
   const jwks: JSONWebKeySet = { keys: [publicJwk] };
   // Published for tools that want the public key from disk; the server also serves it.
-  await writeFile(join(dir, 'jwks.json'), JSON.stringify(jwks, null, 2) + '\n');
+  await writeFile(join(dir, 'jwks.json'), `${JSON.stringify(jwks, null, 2)}\n`);
 
   const signingKey = await importJWK(privateJwk, ALGORITHM);
   const keySet = createLocalJWKSet(jwks);
@@ -224,11 +222,11 @@ export async function loadLocalIssuer(dataDir: string): Promise<LocalIssuer> {
         exp: now + (options.expiresInSeconds ?? 3600),
         ...extraClaims,
       };
-      if (options.iss !== undefined) claims['iss'] = options.iss;
-      if (options.aud !== undefined) claims['aud'] = options.aud;
-      if (options.exp !== undefined) claims['exp'] = options.exp;
-      if (options.iat !== undefined) claims['iat'] = options.iat;
-      if (options.nbf !== undefined) claims['nbf'] = options.nbf;
+      if (options.iss !== undefined) claims.iss = options.iss;
+      if (options.aud !== undefined) claims.aud = options.aud;
+      if (options.exp !== undefined) claims.exp = options.exp;
+      if (options.iat !== undefined) claims.iat = options.iat;
+      if (options.nbf !== undefined) claims.nbf = options.nbf;
       for (const [name, value] of Object.entries(claims)) if (value === null) delete claims[name];
       return new SignJWT(claims as JWTPayload)
         .setProtectedHeader({ alg: ALGORITHM, kid: options.kid ?? privateJwk.kid!, typ: 'JWT' })
@@ -245,10 +243,11 @@ export async function verifierFromEnv(
   dataDir: string,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<{ verifier: TokenVerifier; localIssuer?: LocalIssuer }> {
-  const issuer = env['JWT_ISSUER']?.trim();
-  const audience = env['JWT_AUDIENCE']?.trim();
+  const issuer = env.JWT_ISSUER?.trim();
+  const audience = env.JWT_AUDIENCE?.trim();
   if (issuer && audience) return { verifier: createExternalVerifier(issuer, audience) };
-  if (issuer || audience) throw new Error('Set both JWT_ISSUER and JWT_AUDIENCE to use an external issuer, or neither to use the local one.');
+  if (issuer || audience)
+    throw new Error('Set both JWT_ISSUER and JWT_AUDIENCE to use an external issuer, or neither to use the local one.');
   const localIssuer = await loadLocalIssuer(dataDir);
   return { verifier: localIssuer, localIssuer };
 }
@@ -267,7 +266,7 @@ export function toAuthorizerJwt(claims: JwtClaims, routeScopes: readonly string[
   for (const [name, value] of Object.entries(claims)) if (value !== undefined) out[name] = claimToString(value);
   let scopes: string[] | null = null;
   if (routeScopes.length > 0) {
-    const raw = claims['scope'] ?? claims['scp'];
+    const raw = claims.scope ?? claims.scp;
     scopes = typeof raw === 'string' ? raw.split(' ').filter(Boolean) : Array.isArray(raw) ? raw.map(String) : [];
   }
   return { claims: out, scopes };

@@ -3,16 +3,16 @@
  * handlers' configuration in process.env, and the API Gateway emulator on node:http.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { routes } from '../../functions/routes';
-import { defaultTableName } from '../table';
-import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local';
-import { createGateway, problem, type Gateway, type GatewayOptions } from './gateway';
+import { routes } from '#functions/routes';
+import { defaultTableName } from '#lib/table';
+import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-local';
+import { createGateway, type Gateway, type GatewayOptions, problem } from './gateway';
+import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, verifierFromEnv } from './jwt';
 import { readOrCreateOnce } from './write-once';
-import { LOCAL_ISSUER, verifierFromEnv, type IssueTokenOptions, type LocalIssuer } from './jwt';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -80,7 +80,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       res.writeHead(statusCode, headers).end(body);
     };
     const server = createServer((req, res) => (gateway ?? starting)(req, res));
-    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => (gateway ? gateway.checkContinue(req, res) : starting(req, res)));
+    server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) =>
+      gateway ? gateway.checkContinue(req, res) : starting(req, res),
+    );
     const host = opts.host ?? '127.0.0.1';
     const port = await listen(server, opts.port ?? 0, host);
     cleanups.push(() => closeServer(server));
@@ -99,19 +101,19 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     await ensureTable(endpoint, tableName);
 
     // Before any handler module is imported (the gateway imports them on first use).
-    process.env['TABLE_NAME'] = tableName;
-    process.env['DYNAMODB_ENDPOINT'] = endpoint;
-    process.env['AWS_REGION'] ||= 'us-east-1';
-    process.env['AWS_ACCESS_KEY_ID'] ||= 'local';
-    process.env['AWS_SECRET_ACCESS_KEY'] ||= 'local';
+    process.env.TABLE_NAME = tableName;
+    process.env.DYNAMODB_ENDPOINT = endpoint;
+    process.env.AWS_REGION ||= 'us-east-1';
+    process.env.AWS_ACCESS_KEY_ID ||= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ||= 'local';
     // Kept under dataDir so paging tokens stay valid across restarts.
-    process.env['PAGING_TOKEN_SECRET'] ||= (
-      await readOrCreateOnce(join(opts.dataDir, 'paging-secret'), () => randomBytes(32).toString('base64url') + '\n')
+    process.env.PAGING_TOKEN_SECRET ||= (
+      await readOrCreateOnce(join(opts.dataDir, 'paging-secret'), () => `${randomBytes(32).toString('base64url')}\n`)
     ).trim();
     // Handlers log JSON through Powertools; locally the access line is the one line per request.
-    process.env['LOG_LEVEL'] ||= 'WARN';
+    process.env.LOG_LEVEL ||= 'WARN';
     // On AWS a route's `files` sit beside its bundle; here they are read where they are.
-    process.env['DOCS_ASSETS_DIR'] ||= docsAssetsDir();
+    process.env.DOCS_ASSETS_DIR ||= docsAssetsDir();
 
     const localIssuer: LocalIssuer | undefined = auth.localIssuer;
     gateway = createGateway({
@@ -129,7 +131,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       dynamodbEndpoint: endpoint,
       async issueToken(sub, extraClaims, options) {
         if (!localIssuer) {
-          throw new Error(`issueToken() needs the local issuer (${LOCAL_ISSUER}); JWT_ISSUER/JWT_AUDIENCE select an external one: get tokens from it.`);
+          throw new Error(
+            `issueToken() needs the local issuer (${LOCAL_ISSUER}); JWT_ISSUER/JWT_AUDIENCE select an external one: get tokens from it.`,
+          );
         }
         return localIssuer.issueToken(sub, extraClaims, options);
       },
@@ -171,8 +175,10 @@ function issuerDocument(path: string, baseUrl: string, issuer: LocalIssuer): unk
 function listen(server: Server, port: number, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EADDRINUSE') reject(new StartupError(`Port ${port} on ${host} is already in use: stop whatever uses it, or choose another with PORT=...`));
-      else if (error.code === 'EACCES') reject(new StartupError(`Not allowed to listen on port ${port} on ${host}: choose another with PORT=...`));
+      if (error.code === 'EADDRINUSE')
+        reject(new StartupError(`Port ${port} on ${host} is already in use: stop whatever uses it, or choose another with PORT=...`));
+      else if (error.code === 'EACCES')
+        reject(new StartupError(`Not allowed to listen on port ${port} on ${host}: choose another with PORT=...`));
       else reject(error);
     });
     server.listen(port, host, () => {

@@ -8,11 +8,11 @@
  * Never imported by a handler: the generator stays out of every Lambda bundle.
  */
 import * as z from 'zod/mini';
+import type { ProblemKind } from '#core/errors';
+import { MAX_BODY_BYTES } from '#core/http/request-guards';
+import { type Route, routes } from '#functions/routes';
 import packageJson from '../../package.json' with { type: 'json' };
-import type { ProblemKind } from '../../functions/core/errors';
-import { MAX_BODY_BYTES } from '../../functions/core/http/request-guards';
-import { routes, type Route } from '../../functions/routes';
-import { operations, tags, type OperationSpec, type Tag } from './operations';
+import { type OperationSpec, operations, type Tag, tags } from './operations';
 import {
   documentListSchema,
   documentSchema,
@@ -48,9 +48,7 @@ function toComponents(schemas: Record<string, z.core.$ZodType>, io: 'input' | 'o
     unrepresentable: 'throw',
     uri: (id) => `#/components/schemas/${id}`,
   }) as { schemas: Record<string, Json> };
-  return Object.fromEntries(
-    Object.entries(converted).map(([id, { $schema: _s, $id: _i, ...rest }]) => [id, rest]),
-  );
+  return Object.fromEntries(Object.entries(converted).map(([id, { $schema: _s, $id: _i, ...rest }]) => [id, rest]));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -73,7 +71,11 @@ const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
 /** Error responses by the name of their component. */
 const errorResponses: ErrorResponse[] = [
-  { name: 'InvalidRequest', kinds: ['validation-error'], description: 'A path or query parameter, or a header, failed validation; `errors[]` names each.' },
+  {
+    name: 'InvalidRequest',
+    kinds: ['validation-error'],
+    description: 'A path or query parameter, or a header, failed validation; `errors[]` names each.',
+  },
   {
     name: 'InvalidBody',
     kinds: ['validation-error', 'malformed-json'],
@@ -82,19 +84,23 @@ const errorResponses: ErrorResponse[] = [
   {
     name: 'Unauthorized',
     kinds: ['unauthorized'],
-    description: 'No bearer token, or one that fails verification (on AWS, API Gateway\'s JWT authorizer answers).',
+    description: "No bearer token, or one that fails verification (on AWS, API Gateway's JWT authorizer answers).",
     headers: { 'WWW-Authenticate': header('WWWAuthenticate') },
   },
   { name: 'Forbidden', kinds: ['forbidden'], description: 'Your role in the repository does not allow the change.' },
   { name: 'NotFound', kinds: ['not-found'], description: 'No such resource, or you are not a member of its repository.' },
   { name: 'Conflict', kinds: ['conflict'], description: 'A name or id clash.' },
-  { name: 'PreconditionFailed', kinds: ['precondition-failed'], description: 'The stored version is not the one required; nothing changed.' },
+  {
+    name: 'PreconditionFailed',
+    kinds: ['precondition-failed'],
+    description: 'The stored version is not the one required; nothing changed.',
+  },
   {
     name: 'PayloadTooLarge',
     kinds: ['payload-too-large'],
     description:
       `The request body is over ${MAX_BODY_BYTES} bytes (whatever the method), or \`content\` is over its limit. ` +
-      'A body over 10 MB never reaches the service (API Gateway\'s limit).',
+      "A body over 10 MB never reaches the service (API Gateway's limit).",
   },
   { name: 'UnsupportedMediaType', kinds: ['unsupported-media-type'], description: 'The body is not `application/json` (UTF-8).' },
   {
@@ -114,11 +120,14 @@ const errorResponses: ErrorResponse[] = [
 
 function errorResponse({ kinds, description, headers }: ErrorResponse): Json {
   const byGateway = kinds.some((kind) => gatewayKinds.has(kind));
-  const problem = kinds.length === 1 ? schemaRef(problemSchemaName(kinds[0]!)) : { oneOf: kinds.map((k) => schemaRef(problemSchemaName(k))) };
+  const problem =
+    kinds.length === 1 ? schemaRef(problemSchemaName(kinds[0]!)) : { oneOf: kinds.map((k) => schemaRef(problemSchemaName(k))) };
   const content: Json = { 'application/problem+json': { schema: problem } };
   if (byGateway) content['application/json'] = { schema: schemaRef('GatewayMessage') };
   return {
-    description: byGateway ? `${description} API Gateway's own answers on AWS are \`application/json\` \`{"message": "..."}\`.` : description,
+    description: byGateway
+      ? `${description} API Gateway's own answers on AWS are \`application/json\` \`{"message": "..."}\`.`
+      : description,
     // API Gateway's own answers carry no Cache-Control; the service's always do.
     headers: { 'Cache-Control': header(byGateway ? 'CacheControlIfAny' : 'CacheControl'), ...headers },
     content,
@@ -195,15 +204,19 @@ function successResponse(spec: OperationSpec): Json {
   const { success } = spec;
   const headers: Json = { 'Cache-Control': header(success.cacheControl === 'public' ? 'PublicCacheControl' : 'CacheControl') };
   if (success.location) {
-    headers['Location'] = { description: 'The path of the new resource.', required: true, schema: { type: 'string', pattern: success.location } };
+    headers.Location = {
+      description: 'The path of the new resource.',
+      required: true,
+      schema: { type: 'string', pattern: success.location },
+    };
   }
-  if (success.etag) headers['ETag'] = header('ETag');
+  if (success.etag) headers.ETag = header('ETag');
   if (success.contentSecurityPolicy) headers['Content-Security-Policy'] = header('ContentSecurityPolicy');
   const response: Json = { description: success.description, headers };
   const body = success.body;
-  if (body && 'schema' in body) response['content'] = { 'application/json': { schema: schemaRef(body.schema) } };
+  if (body && 'schema' in body) response.content = { 'application/json': { schema: schemaRef(body.schema) } };
   if (body && 'mediaTypes' in body) {
-    response['content'] = Object.fromEntries(
+    response.content = Object.fromEntries(
       Object.entries(body.mediaTypes).map(([type, { description }]) => [
         type,
         { schema: type === 'application/json' ? { type: 'object', ...(description ? { description } : {}) } : { type: 'string' } },
@@ -229,9 +242,7 @@ function operation(route: Route, spec: OperationSpec, parameters: Parameters): J
     ...(spec.description ? { description: spec.description } : {}),
     ...(route.public ? { security: [] } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
-    ...(spec.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(spec.body.name) } } } }
-      : {}),
+    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(spec.body.name) } } } } : {}),
     responses: { [String(spec.success.status)]: successResponse(spec), ...operationErrors(route, spec) },
   };
 }
@@ -264,8 +275,8 @@ const components = (parameters: Parameters) => ({
       scheme: 'bearer',
       bearerFormat: 'JWT',
       description:
-        'A JWT from the configured OpenID Connect issuer, verified as API Gateway\'s JWT authorizer does: RS256 signature ' +
-        'against the issuer\'s JWKS, `iss`, `aud` (or `client_id`), `exp`, `nbf`. The caller is `sub`. Locally: ' +
+        "A JWT from the configured OpenID Connect issuer, verified as API Gateway's JWT authorizer does: RS256 signature " +
+        "against the issuer's JWKS, `iss`, `aud` (or `client_id`), `exp`, `nbf`. The caller is `sub`. Locally: " +
         '`npm run --silent token -- <user>`.',
     },
   },
@@ -283,9 +294,13 @@ const components = (parameters: Parameters) => ({
     },
   },
   headers: {
-    CacheControl: { description: 'Responses hold private data: never stored.', required: true, schema: { type: 'string', enum: ['no-store'] } },
+    CacheControl: {
+      description: 'Responses hold private data: never stored.',
+      required: true,
+      schema: { type: 'string', enum: ['no-store'] },
+    },
     CacheControlIfAny: {
-      description: '`no-store` when the service answers; API Gateway\'s own answers on AWS have none.',
+      description: "`no-store` when the service answers; API Gateway's own answers on AWS have none.",
       required: false,
       schema: { type: 'string', enum: ['no-store'] },
     },
@@ -295,14 +310,18 @@ const components = (parameters: Parameters) => ({
       schema: { type: 'string', enum: ['public, max-age=300'] },
     },
     ContentSecurityPolicy: { description: 'The page runs only its own scripts.', required: true, schema: { type: 'string', minLength: 1 } },
-    ETag: { description: 'The document\'s version as a strong entity tag: `"<version>"`.', required: true, schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' } },
+    ETag: {
+      description: 'The document\'s version as a strong entity tag: `"<version>"`.',
+      required: true,
+      schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' },
+    },
     WWWAuthenticate: {
       description: '`Bearer`, with `error="invalid_token"` when a token was sent but failed verification.',
       required: true,
       schema: { type: 'string', pattern: '^Bearer\\b' },
     },
     RetryAfter: {
-      description: 'Seconds to wait before retrying. Always sent by the service; API Gateway\'s own 429 on AWS has none.',
+      description: "Seconds to wait before retrying. Always sent by the service; API Gateway's own 429 on AWS has none.",
       required: false,
       schema: { type: 'string', pattern: '^[0-9]+$' },
     },
@@ -324,7 +343,10 @@ const components = (parameters: Parameters) => ({
       },
       'output',
     ),
-    ...toComponents(Object.fromEntries(Object.values(operations).flatMap((spec) => (spec.body ? [[spec.body.name, spec.body.schema]] : []))), 'input'),
+    ...toComponents(
+      Object.fromEntries(Object.values(operations).flatMap((spec) => (spec.body ? [[spec.body.name, spec.body.schema]] : []))),
+      'input',
+    ),
   },
   responses: Object.fromEntries(errorResponses.map((response) => [response.name, errorResponse(response)])),
 });
@@ -345,7 +367,8 @@ const description = `The HTTP contract of the documents service: repositories, f
 
 export function buildOpenApiDocument(): Json {
   const names = new Set(routes.map((r) => r.name));
-  for (const name of Object.keys(operations)) if (!names.has(name)) throw new Error(`lib/openapi/operations.ts describes ${name}, which no route has`);
+  for (const name of Object.keys(operations))
+    if (!names.has(name)) throw new Error(`lib/openapi/operations.ts describes ${name}, which no route has`);
   const parameters = new Parameters();
   const paths: Record<string, Json> = {};
   for (const route of routes) {
@@ -362,7 +385,7 @@ export function buildOpenApiDocument(): Json {
       summary: 'Repositories, folders and documents over REST.',
       description,
     },
-    servers: [{ url: '/', description: 'The host serving this document (locally `http://127.0.0.1:3000`; on AWS the HTTP API\'s URL).' }],
+    servers: [{ url: '/', description: "The host serving this document (locally `http://127.0.0.1:3000`; on AWS the HTTP API's URL)." }],
     security: [{ bearerAuth: [] }],
     tags: (Object.keys(tags) as Tag[]).map((name) => ({ name, description: tags[name] })),
     paths,

@@ -4,8 +4,9 @@
  * them; test/contract/openapi.test.ts regenerates them in memory and fails when the
  * committed ones differ.
  */
-import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
+
 import { fileURLToPath } from 'node:url';
+import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import { buildOpenApiDocument } from './document';
 
 const root = new URL('../../', import.meta.url);
@@ -13,7 +14,7 @@ export const openApiPath = fileURLToPath(new URL('openapi.json', root));
 export const clientTypesPath = fileURLToPath(new URL('lib/client/schema.ts', root));
 
 export function renderOpenApi(): string {
-  return JSON.stringify(buildOpenApiDocument(), null, 2) + '\n';
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
 }
 
 /** TypeScript types for openapi-fetch: `paths`, `components`, `operations`. */

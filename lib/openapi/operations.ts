@@ -7,16 +7,9 @@
  * Keyed by route name; the generator fails when a route has no entry or an entry no route.
  */
 import type * as z from 'zod/mini';
-import type { ProblemKind } from '../../functions/core/errors';
-import {
-  createDocumentBody,
-  createFolderBody,
-  createRepositoryBody,
-  idParams,
-  pageQuery,
-  updateDocumentBody,
-} from '../../functions/core/schemas';
-import { assetNames } from '../../functions/docs/page';
+import type { ProblemKind } from '#core/errors';
+import { createDocumentBody, createFolderBody, createRepositoryBody, idParams, pageQuery, updateDocumentBody } from '#core/schemas';
+import { assetNames } from '#functions/docs/page';
 
 export type Tag = 'Repositories' | 'Folders' | 'Documents' | 'Documentation';
 
@@ -143,7 +136,13 @@ export const operations: Record<string, OperationSpec> = {
       'A document in `folderId`. `content` defaults to `""`, `contentType` to `text/plain; charset=utf-8`. ' +
       'An `id` may be supplied; one that exists is 409. Needs the `owner` or `editor` role.',
     body: { schema: createDocumentBody, name: 'CreateDocumentRequest' },
-    success: { status: 201, description: 'The new document (version 1).', body: { schema: 'Document' }, location: `^/document/${ID}$`, etag: true },
+    success: {
+      status: 201,
+      description: 'The new document (version 1).',
+      body: { schema: 'Document' },
+      location: `^/document/${ID}$`,
+      etag: true,
+    },
     errors: {
       'not-found': notVisible('folder'),
       forbidden: readOnly,

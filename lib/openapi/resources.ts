@@ -5,10 +5,10 @@
  * compile time, so the documented shape cannot drift from the code's.
  */
 import * as z from 'zod/mini';
-import { HttpError, problemResponse, problemTypePrefix, type ProblemKind } from '../../functions/core/errors';
-import { MAX_NAME_LENGTH } from '../../functions/core/names';
-import { ID_PATTERN } from '../../functions/core/schemas';
-import type { Document, DocumentSummary, Folder, Page, Repository } from '../../functions/core/types';
+import { HttpError, type ProblemKind, problemResponse, problemTypePrefix } from '#core/errors';
+import { MAX_NAME_LENGTH } from '#core/names';
+import { ID_PATTERN } from '#core/schemas';
+import type { Document, DocumentSummary, Folder, Page, Repository } from '#core/types';
 
 const id = (description: string) => z.string().check(z.regex(new RegExp(ID_PATTERN)), z.meta({ description }));
 /** ISO 8601 in UTC, as `Date.toISOString()` writes it. */
@@ -16,11 +16,13 @@ const time = (description: string) =>
   z.string().check(z.meta({ description, format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?Z$' }));
 const user = (description: string) => z.string().check(z.minLength(1), z.meta({ description, examples: ['alice'] }));
 const name = () =>
-  z.string().check(
-    z.minLength(1),
-    z.maxLength(MAX_NAME_LENGTH),
-    z.meta({ description: 'Trimmed, NFC; unique within its folder, case-insensitively.' }),
-  );
+  z
+    .string()
+    .check(
+      z.minLength(1),
+      z.maxLength(MAX_NAME_LENGTH),
+      z.meta({ description: 'Trimmed, NFC; unique within its folder, case-insensitively.' }),
+    );
 
 export const repositorySchema = z.strictObject({
   id: id('The repository id.'),

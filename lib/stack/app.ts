@@ -3,11 +3,12 @@
  * cdk-nag's AWS Solutions rules, so an unacknowledged finding fails the synth. bin/app.ts runs
  * it; the infra tests build it with their own context.
  */
-import { App, type AppProps, Validations } from 'aws-cdk-lib';
-import { AwsSolutionsChecks } from 'cdk-nag';
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { projectRoot } from '../bundling';
+import { App, type AppProps, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { projectRoot } from '#lib/bundling';
 import { readConfig } from './config';
 import { DocumentsStack } from './documents-stack';
 
@@ -24,7 +25,7 @@ export function buildApp(props: AppProps = {}): { app: App; stack: DocumentsStac
   const stack = new DocumentsStack(app, (app.node.tryGetContext('stackName') as string | undefined) ?? defaultStackName, {
     config: readConfig(app.node),
     // Account and region come from the deploying credentials (environment-agnostic otherwise).
-    env: { account: process.env['CDK_DEFAULT_ACCOUNT'], region: process.env['CDK_DEFAULT_REGION'] },
+    env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     description: 'Online documents service: HTTP API, one Lambda function per route, one DynamoDB table',
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

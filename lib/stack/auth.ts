@@ -2,7 +2,7 @@
  * Who may call the API: an HTTP API JWT authorizer for an external OIDC issuer when the
  * deployment names one, or else a Cognito user pool and app client made here.
  */
-import { CfnOutput, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { CfnOutput, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
@@ -30,11 +30,13 @@ export class ApiAuth extends Construct {
     });
     Validations.of(userPool).acknowledge({
       id: 'AwsSolutions-COG2',
-      reason: 'MFA is offered (TOTP) but not forced: the pool is the default for a first deployment; production deployments bring their own OIDC issuer (jwtIssuer) with its own MFA policy.',
+      reason:
+        'MFA is offered (TOTP) but not forced: the pool is the default for a first deployment; production deployments bring their own OIDC issuer (jwtIssuer) with its own MFA policy.',
     });
     Validations.of(userPool).acknowledge({
       id: 'AwsSolutions-COG8',
-      reason: 'Threat protection needs the Cognito Plus feature plan (billed per user); this default pool has no self sign-up, so accounts exist only where an administrator made them.',
+      reason:
+        'Threat protection needs the Cognito Plus feature plan (billed per user); this default pool has no self sign-up, so accounts exist only where an administrator made them.',
     });
 
     const client = new UserPoolClient(this, 'Client', {

@@ -19,7 +19,12 @@ export interface DeploymentConfig {
 }
 
 const list = (value: unknown): string[] =>
-  typeof value === 'string' ? value.split(',').map((v) => v.trim()).filter(Boolean) : [];
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : [];
 
 function positiveInteger(node: Node, key: string, fallback: number): number {
   const raw = node.tryGetContext(key);

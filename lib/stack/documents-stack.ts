@@ -5,15 +5,15 @@
  * function, its integration, its authorizer binding and its IAM policy.
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { CorsHttpMethod, HttpApi, HttpMethod, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { fallbackRoute, routes } from '../../functions/routes';
-import { tableDefinition } from '../table';
+import { fallbackRoute, routes } from '#functions/routes';
+import { tableDefinition } from '#lib/table';
 import { ApiAuth } from './auth';
 import { type DeploymentConfig, retentionDays } from './config';
 import { RouteFunction } from './route-function';
@@ -49,7 +49,8 @@ export class DocumentsStack extends Stack {
     });
     Validations.of(pagingSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
-      reason: 'The key only signs short-lived list positions; rotating it would invalidate every outstanding nextToken, and a forged token can only start a page inside a list the caller may already read.',
+      reason:
+        'The key only signs short-lived list positions; rotating it would invalidate every outstanding nextToken, and a forged token can only start a page inside a list the caller may already read.',
     });
 
     const functionFor = (route: RouteFunctionRoute) =>
@@ -61,9 +62,7 @@ export class DocumentsStack extends Stack {
         environment: {
           LOG_LEVEL: 'INFO',
           // Only list routes page (they Query); only they get the key.
-          ...(route.dynamodb.includes('dynamodb:Query')
-            ? { PAGING_TOKEN_SECRET: pagingSecret.secretValue.unsafeUnwrap() }
-            : {}),
+          ...(route.dynamodb.includes('dynamodb:Query') ? { PAGING_TOKEN_SECRET: pagingSecret.secretValue.unsafeUnwrap() } : {}),
         },
       }).function;
 
@@ -90,7 +89,8 @@ export class DocumentsStack extends Stack {
     });
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
-      reason: 'Every route of the route table has the JWT authorizer except the ones marked public (the API description and its docs page) and $default, which only answers 404/405 and touches no data.',
+      reason:
+        'Every route of the route table has the JWT authorizer except the ones marked public (the API description and its docs page) and $default, which only answers 404/405 and touches no data.',
     });
 
     api.addStage('DefaultStage', {

@@ -3,17 +3,18 @@
  * (lib/bundling.ts), its own log group with retention, and a role that may write only to that
  * log group and call only the DynamoDB actions the route declares.
  */
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+
+import { join } from 'node:path';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { join } from 'node:path';
-import type { DynamoDbAction } from '../../functions/routes';
-import { functionBundling, handlerEntry, projectRoot } from '../bundling';
-import { memorySize, timeoutSeconds } from '../function-settings';
+import type { DynamoDbAction } from '#functions/routes';
+import { functionBundling, handlerEntry, projectRoot } from '#lib/bundling';
+import { memorySize, timeoutSeconds } from '#lib/function-settings';
 
 export interface RouteFunctionProps {
   /** The route table entry (or the `$default` fallback). */
@@ -54,7 +55,8 @@ export class RouteFunction extends Construct {
 
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
-      reason: 'The runtime is fixed at nodejs22.x by the project design (bundles target node20 and are tested on it); moving to a newer runtime is a deliberate, tested change, not a default.',
+      reason:
+        'The runtime is fixed at nodejs22.x by the project design (bundles target node20 and are tested on it); moving to a newer runtime is a deliberate, tested change, not a default.',
     });
 
     const files = route.files ?? [];
@@ -90,8 +92,7 @@ export class RouteFunction extends Construct {
               commandHooks: {
                 beforeBundling: () => [],
                 beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) =>
-                  files.map((file) => `cp "${join(inputDir, file)}" "${outputDir}/"`),
+                afterBundling: (inputDir: string, outputDir: string) => files.map((file) => `cp "${join(inputDir, file)}" "${outputDir}/"`),
               },
             }
           : {}),

@@ -4,11 +4,11 @@
  * route of the route table, from the service's own files only (no CDN), with no script error
  * and nothing its Content-Security-Policy blocks.
  */
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../functions/routes';
-import { assertKeepsContract } from '../support/contract';
-import { startTestService, type TestService } from '../support/service';
+import { routes } from '#functions/routes';
+import { assertKeepsContract } from '#test/support/contract';
+import { startTestService, type TestService } from '#test/support/service';
 
 let svc: TestService;
 let browser: Browser;
@@ -17,7 +17,16 @@ beforeAll(async () => {
   svc = await startTestService();
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 60_000);
 afterAll(async () => {
@@ -45,7 +54,13 @@ describe('GET /docs in a browser', () => {
       const { pathname } = new URL(response.url());
       checked.push(
         Promise.all([response.allHeaders(), response.text()]).then(([headers, body]) =>
-          assertKeepsContract({ method: response.request().method(), path: pathname, status: response.status(), headers: new Headers(headers), body }),
+          assertKeepsContract({
+            method: response.request().method(),
+            path: pathname,
+            status: response.status(),
+            headers: new Headers(headers),
+            body,
+          }),
         ),
       );
     });
@@ -68,7 +83,7 @@ describe('GET /docs in a browser', () => {
     await expect(page.locator('.opblock-summary-description').count()).resolves.toBe(routes.length);
     await expect(page.locator('.info .title').first().textContent()).resolves.toMatch(/^Documents service API/);
 
-    if (process.env['DOCS_SCREENSHOT']) await page.screenshot({ path: process.env['DOCS_SCREENSHOT'], fullPage: true });
+    if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: true });
     expect(problems).toEqual([]);
     expect([...origins]).toEqual([svc.url]);
     await Promise.all(checked);

@@ -7,15 +7,49 @@ import fc from 'fast-check';
 
 /** Characters on the edges of the rules: white space, controls, "/", surrogates, NFC, quoting. */
 const edgy = fc.constantFrom(
-  'a', 'Z', '0', '_', '-', '.', ' ', '\t', '\n', '/', '\u0000', '\u0085', '\u00a0', '\u2028', '\ufeff', '\u3000',
-  '\u00e9', 'e\u0301', '\u{1F600}', '\ud800', '\udc00', '"', '\\', ';', '=', ',', 'W', '*', '%', '?', '#',
+  'a',
+  'Z',
+  '0',
+  '_',
+  '-',
+  '.',
+  ' ',
+  '\t',
+  '\n',
+  '/',
+  '\u0000',
+  '\u0085',
+  '\u00a0',
+  '\u2028',
+  '\ufeff',
+  '\u3000',
+  '\u00e9',
+  'e\u0301',
+  '\u{1F600}',
+  '\ud800',
+  '\udc00',
+  '"',
+  '\\',
+  ';',
+  '=',
+  ',',
+  'W',
+  '*',
+  '%',
+  '?',
+  '#',
 );
 export const text = (maxLength = 12) => fc.oneof(fc.string({ unit: edgy, maxLength }), fc.string({ unit: 'binary', maxLength }));
 
 /** Around a length limit, with padding and astral characters (2 UTF-16 units, 1 code point). */
 export const nearLength = (limit: number) =>
   fc
-    .tuple(fc.constantFrom('', ' ', '\t', ' \u3000'), fc.integer({ min: limit - 3, max: limit + 3 }), fc.constantFrom('a', '\u{1F600}', 'a b'), fc.constantFrom('', ' ', '\n'))
+    .tuple(
+      fc.constantFrom('', ' ', '\t', ' \u3000'),
+      fc.integer({ min: limit - 3, max: limit + 3 }),
+      fc.constantFrom('a', '\u{1F600}', 'a b'),
+      fc.constantFrom('', ' ', '\n'),
+    )
     .map(([before, n, unit, after]) => before + unit.repeat(Math.ceil(n / [...unit].length)).slice(0, n * unit.length) + after);
 
 export const validId = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
@@ -24,7 +58,20 @@ const names = fc.oneof(text(), nearLength(255), fc.constantFrom('', ' ', ' a ', 
 const token = fc.stringMatching(/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,8}$/);
 const mediaTypes = fc.oneof(
   fc
-    .tuple(token, token, fc.array(fc.tuple(token, fc.oneof(token, text(6).map((t) => `"${t}"`))), { maxLength: 2 }))
+    .tuple(
+      token,
+      token,
+      fc.array(
+        fc.tuple(
+          token,
+          fc.oneof(
+            token,
+            text(6).map((t) => `"${t}"`),
+          ),
+        ),
+        { maxLength: 2 },
+      ),
+    )
     .map(([type, sub, params]) => `${type}/${sub}${params.map(([k, v]) => `; ${k}=${v}`).join('')}`),
   text(),
   nearLength(255).map((s) => `text/${s.replace(/[^a-z]/g, 'x')}`),
@@ -61,7 +108,11 @@ export const anything = fc.oneof(fc.jsonValue(), text());
  * Bodies with these properties: mostly with the required ones, each field mostly likely,
  * sometimes on an edge, sometimes anything; now and then an unknown field, or no object at all.
  */
-export function bodies(properties: string[], required: string[], field: (name: string) => fc.Arbitrary<unknown> = fieldValue): fc.Arbitrary<unknown> {
+export function bodies(
+  properties: string[],
+  required: string[],
+  field: (name: string) => fc.Arbitrary<unknown> = fieldValue,
+): fc.Arbitrary<unknown> {
   const known = Object.fromEntries(properties.map((p) => [p, field(p)]));
   const withRequired = fc.record(known, { requiredKeys: required });
   return fc.oneof(
@@ -86,8 +137,8 @@ export const limits = fc.oneof(
 
 /** `If-Match` as sent: lists of tags, weak tags, `*`, and junk. */
 export const ifMatches = fc.oneof(
-  fc.array(fc.tuple(fc.stringMatching(/^(W\/)?"[0-9a-z]{0,3}"$/), fc.constantFrom('', ' ', '\t')), { minLength: 1, maxLength: 3 }).map((parts) =>
-    parts.map(([t, ws]) => ws + t + ws).join(','),
-  ),
+  fc
+    .array(fc.tuple(fc.stringMatching(/^(W\/)?"[0-9a-z]{0,3}"$/), fc.constantFrom('', ' ', '\t')), { minLength: 1, maxLength: 3 })
+    .map((parts) => parts.map(([t, ws]) => ws + t + ws).join(',')),
   fc.string({ unit: fc.constantFrom('"', 'W', '/', ',', ' ', '1', '*', 'a', '\t'), maxLength: 12 }),
 );

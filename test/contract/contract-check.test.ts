@@ -3,7 +3,7 @@
  * can fail: each way of breaking openapi.json is caught, and answers that keep it pass.
  */
 import { describe, expect, it } from 'vitest';
-import { contractViolations, type Exchange } from '../support/contract';
+import { contractViolations, type Exchange } from '#test/support/contract';
 
 const document = {
   id: 'Jx3kQ0nW2b7VtYc9LmA1eQ',
@@ -36,11 +36,21 @@ describe('the contract check', () => {
     expect(contractViolations(exchange('/document/abc', 204, { 'cache-control': 'no-store' }, '', 'DELETE'))).toEqual([]);
     expect(contractViolations(exchange('/folder/x/documents', 200, json, { items: [] }))).toEqual([]);
     expect(contractViolations(exchange('/nowhere/at/all/x', 404, problemHeaders, problem('not-found', 404)))).toEqual([]);
-    expect(contractViolations(exchange('/document', 405, { ...problemHeaders, allow: 'POST, PUT' }, problem('method-not-allowed', 405), 'PATCH'))).toEqual([]);
+    expect(
+      contractViolations(
+        exchange('/document', 405, { ...problemHeaders, allow: 'POST, PUT' }, problem('method-not-allowed', 405), 'PATCH'),
+      ),
+    ).toEqual([]);
     // API Gateway's own 401 on AWS: documented as such.
-    expect(contractViolations(exchange('/', 401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }, { message: 'Unauthorized' }))).toEqual([]);
+    expect(
+      contractViolations(
+        exchange('/', 401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }, { message: 'Unauthorized' }),
+      ),
+    ).toEqual([]);
     // HTTP's own headers need no documentation.
-    expect(contractViolations(getDocument({ headers: { ...json, etag: '"2"', date: 'x', 'content-length': '9', 'apigw-requestid': 'r' } }))).toEqual([]);
+    expect(
+      contractViolations(getDocument({ headers: { ...json, etag: '"2"', date: 'x', 'content-length': '9', 'apigw-requestid': 'r' } })),
+    ).toEqual([]);
   });
 
   it('fails an undocumented status', () => {
@@ -53,8 +63,12 @@ describe('the contract check', () => {
   it('fails an undocumented field, a missing field, or a wrong type', () => {
     expect(contractViolations(getDocument({ body: { ...document, secret: 1 } }))).toEqual([expect.stringMatching(/additional properties/)]);
     const { content: _, ...withoutContent } = document;
-    expect(contractViolations(getDocument({ body: withoutContent }))).toEqual([expect.stringMatching(/must have required property 'content'/)]);
-    expect(contractViolations(getDocument({ body: { ...document, version: '2' } }))).toEqual([expect.stringMatching(/version must be integer/)]);
+    expect(contractViolations(getDocument({ body: withoutContent }))).toEqual([
+      expect.stringMatching(/must have required property 'content'/),
+    ]);
+    expect(contractViolations(getDocument({ body: { ...document, version: '2' } }))).toEqual([
+      expect.stringMatching(/version must be integer/),
+    ]);
     expect(contractViolations(getDocument({ body: { ...document, createdAt: '2026-01-02 03:04' } }))).not.toEqual([]);
     // A list item carries no content.
     expect(contractViolations(exchange('/folder/x/documents', 200, json, { items: [document] }))).not.toEqual([]);
@@ -63,15 +77,21 @@ describe('the contract check', () => {
   it('fails a missing, malformed or undocumented header', () => {
     expect(contractViolations(getDocument({ headers: json }))).toEqual(['header etag is required']);
     expect(contractViolations(getDocument({ headers: { ...json, etag: 'W/"2"' } }))).toEqual([expect.stringMatching(/^header etag/)]);
-    expect(contractViolations(getDocument({ headers: { ...json, etag: '"2"', 'x-powered-by': 'me' } }))).toEqual(['header x-powered-by is not documented']);
-    expect(contractViolations(getDocument({ headers: { ...json, etag: '"2"', 'cache-control': 'max-age=60' } }))).toEqual([expect.stringMatching(/^header cache-control/)]);
-    expect(contractViolations(exchange('/', 401, problemHeaders, problem('unauthorized', 401)))).toEqual(['header www-authenticate is required']);
+    expect(contractViolations(getDocument({ headers: { ...json, etag: '"2"', 'x-powered-by': 'me' } }))).toEqual([
+      'header x-powered-by is not documented',
+    ]);
+    expect(contractViolations(getDocument({ headers: { ...json, etag: '"2"', 'cache-control': 'max-age=60' } }))).toEqual([
+      expect.stringMatching(/^header cache-control/),
+    ]);
+    expect(contractViolations(exchange('/', 401, problemHeaders, problem('unauthorized', 401)))).toEqual([
+      'header www-authenticate is required',
+    ]);
   });
 
   it('fails an undocumented media type, a body where none is documented, and errors[] off a validation error', () => {
-    expect(contractViolations(getDocument({ headers: { 'content-type': 'text/plain', 'cache-control': 'no-store', etag: '"2"' } }))).toEqual([
-      expect.stringMatching(/media type "text\/plain" is not documented/),
-    ]);
+    expect(
+      contractViolations(getDocument({ headers: { 'content-type': 'text/plain', 'cache-control': 'no-store', etag: '"2"' } })),
+    ).toEqual([expect.stringMatching(/media type "text\/plain" is not documented/)]);
     expect(contractViolations(exchange('/document/abc', 204, { 'cache-control': 'no-store' }, 'x', 'DELETE'))).toEqual([
       'a body was sent, but none is documented',
     ]);

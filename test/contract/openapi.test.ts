@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../functions/routes';
-import { clientTypesPath, openApiPath, renderClientTypes, renderOpenApi } from '../../lib/openapi/generate';
+import { routes } from '#functions/routes';
+import { clientTypesPath, openApiPath, renderClientTypes, renderOpenApi } from '#lib/openapi/generate';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const stale = 'is stale: run `npm run openapi` and commit the result';
@@ -27,7 +27,9 @@ describe('openapi.json', () => {
 
   it('documents every route of the route table, and nothing else', async () => {
     const document = JSON.parse(await readFile(openApiPath, 'utf8')) as { paths: Record<string, Record<string, { security?: unknown[] }>> };
-    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const documented = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(documented.sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
     // Public routes say so (no security); the others take the document-wide bearer scheme.
     for (const route of routes) {
@@ -36,7 +38,10 @@ describe('openapi.json', () => {
   });
 
   it('passes `redocly lint` with no problem at all', async () => {
-    const run = promisify(execFile)(join('node_modules', '.bin', 'redocly'), ['lint', 'openapi.json', '--format=json'], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+    const run = promisify(execFile)(join('node_modules', '.bin', 'redocly'), ['lint', 'openapi.json', '--format=json'], {
+      cwd: root,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     const { stdout } = await run.catch((error: { stdout?: string; stderr?: string }) => {
       throw new Error(`redocly lint failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
     });

@@ -11,10 +11,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import openapi from '../../openapi.json' with { type: 'json' };
-import { validateInput } from '../../functions/core/http/validation';
-import { parseIfMatch } from '../../functions/core/preconditions';
-import { operations } from '../../lib/openapi/operations';
+import { validateInput } from '#core/http/validation';
+import { parseIfMatch } from '#core/preconditions';
+import { operations } from '#lib/openapi/operations';
+import openapi from '#openapi.json' with { type: 'json' };
 import { bodies, ifMatches, kindOf, likely } from './arbitraries';
 
 const ajv = new Ajv2020({ strict: true, allErrors: true });

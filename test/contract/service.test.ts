@@ -10,15 +10,15 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpError } from '../../functions/core/errors';
-import { validateInput, type InputSchemas } from '../../functions/core/http/validation';
-import { nameKey, normalizeName } from '../../functions/core/names';
-import { parseIfMatch } from '../../functions/core/preconditions';
-import { createDocumentBody, createFolderBody, createRepositoryBody, idParams, pageQuery, updateDocumentBody } from '../../functions/core/schemas';
-import type { Folder } from '../../functions/core/types';
-import { ensure, newUser, type HttpResponse, type User } from '../support/http';
-import { startTestService, type TestService } from '../support/service';
-import { reportStat } from '../support/stats';
+import { HttpError } from '#core/errors';
+import { type InputSchemas, validateInput } from '#core/http/validation';
+import { nameKey, normalizeName } from '#core/names';
+import { parseIfMatch } from '#core/preconditions';
+import { createDocumentBody, createFolderBody, createRepositoryBody, idParams, pageQuery, updateDocumentBody } from '#core/schemas';
+import type { Folder } from '#core/types';
+import { ensure, type HttpResponse, newUser, type User } from '#test/support/http';
+import { startTestService, type TestService } from '#test/support/service';
+import { reportStat } from '#test/support/stats';
 import { bodies, edges, fieldValue, ifMatches, limits, text, validId } from './arbitraries';
 
 let svc: TestService;
@@ -44,7 +44,7 @@ const addFolder = (folder: Folder) => folders.set(folder.id, { repositoryId: fol
 /** An id: usually one that exists (the n-th of its kind), sometimes any generated one. */
 const idChoice = fc.oneof(
   { weight: 5, arbitrary: fc.nat().map((n) => ({ existing: n })) },
-  { weight: 2, arbitrary: fc.oneof(validId, edges['id']!).map((id) => ({ id: String(id) })) },
+  { weight: 2, arbitrary: fc.oneof(validId, edges.id!).map((id) => ({ id: String(id) })) },
 );
 type IdChoice = { existing: number } | { id: string };
 const pick = (choice: IdChoice, from: Map<string, unknown>) => {
@@ -59,9 +59,20 @@ const pick = (choice: IdChoice, from: Map<string, unknown>) => {
 type Body = { json: unknown } | { raw: string; contentType: string };
 const bodyOf = (schemaFields: string[], required: string[], overrides: Record<string, fc.Arbitrary<unknown>> = {}) =>
   fc.oneof(
-    { weight: 12, arbitrary: bodies(schemaFields, required, (name) => overrides[name] ?? fieldValue(name)).map((json): Body => ({ json })) },
-    { weight: 1, arbitrary: fc.constantFrom('{', '[1,', '{"name": "x",}', '').map((raw): Body => ({ raw, contentType: 'application/json' })) },
-    { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/xml', 'application/json; charset=latin1').map((contentType): Body => ({ raw: '{"name":"x"}', contentType })) },
+    {
+      weight: 12,
+      arbitrary: bodies(schemaFields, required, (name) => overrides[name] ?? fieldValue(name)).map((json): Body => ({ json })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('{', '[1,', '{"name": "x",}', '').map((raw): Body => ({ raw, contentType: 'application/json' })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('text/plain', 'application/xml', 'application/json; charset=latin1')
+        .map((contentType): Body => ({ raw: '{"name":"x"}', contentType })),
+    },
   );
 
 /** Ids in a body: usually an existing folder / document, as the model knows them. */
@@ -70,12 +81,15 @@ const documentRef = idChoice.map((c) => ({ document: c }));
 
 const requests = fc.oneof(
   fc.record({ kind: fc.constant('createRepository' as const), body: bodyOf(['name', 'description'], ['name']) }),
-  fc.record({ kind: fc.constant('createFolder' as const), body: bodyOf(['parentId', 'name'], ['parentId', 'name'], { parentId: folderRef }) }),
+  fc.record({
+    kind: fc.constant('createFolder' as const),
+    body: bodyOf(['parentId', 'name'], ['parentId', 'name'], { parentId: folderRef }),
+  }),
   fc.record({
     kind: fc.constant('createDocument' as const),
     body: bodyOf(['folderId', 'name', 'content', 'contentType', 'id'], ['folderId', 'name'], {
       folderId: folderRef,
-      id: fc.oneof(validId, documentRef, edges['id']!),
+      id: fc.oneof(validId, documentRef, edges.id!),
     }),
   }),
   fc.record({
@@ -91,9 +105,16 @@ const requests = fc.oneof(
     what: fc.constantFrom('folders', 'documents', 'repositories'),
     id: idChoice,
     limit: fc.option(limits, { nil: undefined }),
-    nextToken: fc.option(fc.oneof(fc.nat().map((n) => ({ issued: n })), text(8).map((t) => ({ text: t })), fc.nat().map((n) => ({ tampered: n }))), {
-      nil: undefined,
-    }),
+    nextToken: fc.option(
+      fc.oneof(
+        fc.nat().map((n) => ({ issued: n })),
+        text(8).map((t) => ({ text: t })),
+        fc.nat().map((n) => ({ tampered: n })),
+      ),
+      {
+        nil: undefined,
+      },
+    ),
   }),
 );
 type Request = typeof requests extends fc.Arbitrary<infer R> ? R : never;
@@ -103,8 +124,8 @@ function resolveRefs(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(resolveRefs);
   if (value && typeof value === 'object') {
     const v = value as Record<string, unknown>;
-    if ('folder' in v && Object.keys(v).length === 1) return pick(v['folder'] as IdChoice, folders);
-    if ('document' in v && Object.keys(v).length === 1) return pick(v['document'] as IdChoice, documents);
+    if ('folder' in v && Object.keys(v).length === 1) return pick(v.folder as IdChoice, folders);
+    if ('document' in v && Object.keys(v).length === 1) return pick(v.document as IdChoice, documents);
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, resolveRefs(x)]));
   }
   return value;
@@ -155,7 +176,9 @@ interface Outcome {
 async function send(request: Request): Promise<Outcome | undefined> {
   switch (request.kind) {
     case 'createRepository': {
-      const status = transportStatus(request.body) ?? ('json' in request.body ? schemaStatus({ body: createRepositoryBody }, { body: request.body.json }) : undefined);
+      const status =
+        transportStatus(request.body) ??
+        ('json' in request.body ? schemaStatus({ body: createRepositoryBody }, { body: request.body.json }) : undefined);
       const res = await sendBody('POST', '/', request.body);
       const apply = () => {
         repositories.set(res.body.id, res.body.rootFolderId);
@@ -172,11 +195,11 @@ async function send(request: Request): Promise<Outcome | undefined> {
       const res = await sendBody('POST', isFolder ? '/folder' : '/document', body);
       if (status) return { res, errors: [status], success: 201 };
       const input = (body as { json: Record<string, string> }).json;
-      const parent = folders.get(isFolder ? input['parentId']! : input['folderId']!);
-      const key = nameKey(normalizeName(input['name']!));
+      const parent = folders.get(isFolder ? input.parentId! : input.folderId!);
+      const key = nameKey(normalizeName(input.name!));
       const errors: number[] = [];
       if (!parent) errors.push(404);
-      else if (parent.names.has(key) || (!isFolder && input['id'] !== undefined && documents.has(input['id']))) errors.push(409);
+      else if (parent.names.has(key) || (!isFolder && input.id !== undefined && documents.has(input.id))) errors.push(409);
       return {
         res,
         errors,
@@ -204,7 +227,8 @@ async function send(request: Request): Promise<Outcome | undefined> {
       const stored = documents.get(input.id);
       if (!stored) return { res, errors: [404], success: 200 };
       const errors: number[] = [];
-      if ((ifMatch && !ifMatch.includes(stored.version)) || (input.version !== undefined && input.version !== stored.version)) errors.push(412);
+      if ((ifMatch && !ifMatch.includes(stored.version)) || (input.version !== undefined && input.version !== stored.version))
+        errors.push(412);
       const targetId = input.folderId ?? stored.folderId;
       const target = folders.get(targetId);
       const key = input.name === undefined ? stored.key : nameKey(normalizeName(input.name));
@@ -254,7 +278,9 @@ async function send(request: Request): Promise<Outcome | undefined> {
       const isFolder = request.what === 'folder';
       const id = pick(request.id, isFolder ? folders : repositories);
       if (!pathSafe(id) || routeLiterals.has(id)) return undefined;
-      const path = isFolder ? `/folder/${encodeURIComponent(id)}` : `/${encodeURIComponent(id)}${request.what === 'rootFolder' ? '/folder' : ''}`;
+      const path = isFolder
+        ? `/folder/${encodeURIComponent(id)}`
+        : `/${encodeURIComponent(id)}${request.what === 'rootFolder' ? '/folder' : ''}`;
       const res = await owner.api.request('GET', path);
       if (schemaStatus({ params: idParams }, { params: { id } })) return { res, errors: [400], success: 200 };
       return { res, errors: (isFolder ? folders : repositories).has(id) ? [] : [404], success: 200 };
@@ -286,7 +312,7 @@ async function send(request: Request): Promise<Outcome | undefined> {
       if (status) return { res, errors: [status], success: 200 };
       const errors: number[] = [];
       if (!all && !folders.has(id)) errors.push(404);
-      if (received['nextToken'] !== undefined && issuedFor !== list) errors.push(400);
+      if (received.nextToken !== undefined && issuedFor !== list) errors.push(400);
       return {
         res,
         errors,
@@ -344,4 +370,3 @@ describe('generated requests against the running service', () => {
     expect(counts.rejected).toBeGreaterThan(counts.sent / 5);
   }, 240_000);
 });
-

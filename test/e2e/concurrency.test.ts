@@ -3,29 +3,31 @@
  * the contract's 409/412, and the listings agree with the winners (API.md §1, §5).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWithOwner, type TestService } from '../support/service';
 import {
-  type Document,
-  type HttpResponse,
-  type Repository,
-  type User,
   byName,
   countStatuses,
+  type Document,
   expectProblem,
   getDocument,
+  type HttpResponse,
   listAll,
   namesIn,
   newDocument,
   newFolder,
+  type Repository,
   randomId,
-} from '../support/http';
+  type User,
+} from '#test/support/http';
+import { startWithOwner, type TestService } from '#test/support/service';
 
 const N = 8;
 
 let svc: TestService;
 let user: User;
 let repo: Repository;
-beforeAll(async () => void ({ svc, user, repo } = await startWithOwner()), 60_000);
+beforeAll(async () => {
+  ({ svc, user, repo } = await startWithOwner());
+}, 60_000);
 afterAll(() => svc.stop());
 
 const freshFolder = () => newFolder(user.api, repo.rootFolderId);

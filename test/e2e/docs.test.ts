@@ -4,9 +4,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../functions/routes';
-import { Api, expectProblem } from '../support/http';
-import { startTestService, type TestService } from '../support/service';
+import { routes } from '#functions/routes';
+import { Api, expectProblem } from '#test/support/http';
+import { startTestService, type TestService } from '#test/support/service';
 
 let svc: TestService;
 let anonymous: Api;
@@ -50,7 +50,15 @@ describe('the API reference', () => {
   });
 
   it('serves nothing else: other files of swagger-ui-dist, paths out of it, unknown names are 404', async () => {
-    for (const name of ['swagger-ui.js', 'index.html', 'package.json', '..%2F..%2Fpackage.json', '%2Fetc%2Fpasswd', 'init.js.map', 'INIT.JS']) {
+    for (const name of [
+      'swagger-ui.js',
+      'index.html',
+      'package.json',
+      '..%2F..%2Fpackage.json',
+      '%2Fetc%2Fpasswd',
+      'init.js.map',
+      'INIT.JS',
+    ]) {
       expectProblem(await anonymous.get(`/docs/${name}`), 404);
     }
   });

@@ -1,10 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWithOwner, type TestService } from '../support/service';
 import {
   type Document,
-  type Repository,
-  type User,
-  SERVICE_ID,
   expectJson,
   expectProblem,
   expectRecentTime,
@@ -17,14 +13,20 @@ import {
   newFolder,
   newRepository,
   newUser,
+  type Repository,
   randomId,
+  SERVICE_ID,
+  type User,
   uniqueName,
-} from '../support/http';
+} from '#test/support/http';
+import { startWithOwner, type TestService } from '#test/support/service';
 
 let svc: TestService;
 let user: User;
 let repo: Repository;
-beforeAll(async () => void ({ svc, user, repo } = await startWithOwner()), 60_000);
+beforeAll(async () => {
+  ({ svc, user, repo } = await startWithOwner());
+}, 60_000);
 afterAll(() => svc.stop());
 
 const freshFolder = () => newFolder(user.api, repo.rootFolderId);
@@ -76,7 +78,13 @@ describe('POST /document', () => {
 
   it('counts size in UTF-8 bytes', async () => {
     const folder = await freshFolder();
-    const cases: [string, number][] = [['abc', 3], ['h\u00e9llo', 6], ['\u20ac', 3], ['\u{1F600}', 4], ['e\u0301', 3]];
+    const cases: [string, number][] = [
+      ['abc', 3],
+      ['h\u00e9llo', 6],
+      ['\u20ac', 3],
+      ['\u{1F600}', 4],
+      ['e\u0301', 3],
+    ];
     for (const [content, size] of cases) {
       const doc = await newDocument(user.api, folder.id, { content });
       expect(doc.size, JSON.stringify(content)).toBe(size);
@@ -284,7 +292,7 @@ describe('PUT /document', () => {
     expect(await namesIn(user.api, elsewhere.rootFolderId, 'documents')).toEqual([]);
   });
 
-  it("answers 404 for a move into a folder the caller cannot see or that does not exist", async () => {
+  it('answers 404 for a move into a folder the caller cannot see or that does not exist', async () => {
     const stranger = await newUser(svc);
     const theirs = await newRepository(stranger.api);
     const folder = await freshFolder();

@@ -3,22 +3,19 @@
  * docs/api-decisions.md fixes, and the shape every error shares (RFC 9457, no internals).
  * 403 is not here: it needs a second member of a repository, and no endpoint adds members yet.
  */
-import { SignJWT, decodeJwt, decodeProtectedHeader, generateKeyPair } from 'jose';
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../functions/routes';
-import { LOCAL_AUDIENCE } from '../../lib/local/jwt';
-import { startTestService } from '../support/service';
+import { routes } from '#functions/routes';
+import { LOCAL_AUDIENCE } from '#lib/local/jwt';
 import {
   Api,
   type Document,
-  type Folder,
-  type HttpResponse,
-  type Repository,
-  type User,
   expectJson,
   expectProblem,
   expectValidationError,
+  type Folder,
   getDocument,
+  type HttpResponse,
   listAll,
   namesIn,
   newDocument,
@@ -26,9 +23,12 @@ import {
   newRepository,
   newUser,
   problemType,
+  type Repository,
   randomId,
+  type User,
   uniqueName,
-} from '../support/http';
+} from '#test/support/http';
+import { startTestService } from '#test/support/service';
 
 let svc: Awaited<ReturnType<typeof startTestService>>;
 let user: User;
@@ -72,7 +72,10 @@ describe('400 malformed JSON', () => {
   });
 
   it('answers an empty JSON body with a 400', async () => {
-    for (const [method, path] of [['POST', '/'], ['PUT', '/document']] as const) {
+    for (const [method, path] of [
+      ['POST', '/'],
+      ['PUT', '/document'],
+    ] as const) {
       const res = await sendJsonText(user.api, method, path, '');
       // Not JSON at all, or not an object: either 400 kind is fair, a 500 is not.
       expectProblem(res, 400, res.body?.type === problemType.malformedJson ? problemType.malformedJson : problemType[400]);
@@ -91,7 +94,12 @@ describe('400 malformed JSON', () => {
 
 describe('400 validation', () => {
   it.each([['[]'], ['"text"'], ['null'], ['42'], ['true']])('rejects a body that is not an object: %s', async (text) => {
-    for (const [method, path] of [['POST', '/'], ['POST', '/folder'], ['POST', '/document'], ['PUT', '/document']] as const) {
+    for (const [method, path] of [
+      ['POST', '/'],
+      ['POST', '/folder'],
+      ['POST', '/document'],
+      ['PUT', '/document'],
+    ] as const) {
       expectValidationError(await sendJsonText(user.api, method, path, text), '');
     }
   });
@@ -144,9 +152,7 @@ describe('400 validation', () => {
     for (const [method, path, json, field] of cases) {
       const res = await user.api.request(method, path, { json });
       expectProblem(res, 400);
-      const mentioned = (res.body.errors as { path: string; message: string }[]).some(
-        (e) => e.path === field || e.message.includes(field),
-      );
+      const mentioned = (res.body.errors as { path: string; message: string }[]).some((e) => e.path === field || e.message.includes(field));
       expect(mentioned, `${method} ${path}: ${res.text}`).toBe(true);
     }
     await expectDocumentUnchanged();
@@ -183,7 +189,9 @@ describe('400 validation', () => {
     ['PUT', '/document', () => ({ id: doc.id, contentType: 'plain' }), 'contentType'],
   ];
   const titled = invalid.map(([method, path, body, field]) => {
-    const shown = String(body).replace(/^\(\) => \(?|\)?$/g, '').replace(/\s+/g, ' ');
+    const shown = String(body)
+      .replace(/^\(\) => \(?|\)?$/g, '')
+      .replace(/\s+/g, ' ');
     return [`${method} ${path} ${shown} → 400 on ${field}`, method, path, body, field] as const;
   });
   it.each(titled)('%s', async (_title, method, path, body, field) => {
@@ -300,8 +308,7 @@ describe('401', () => {
     expect(challenge, res.request).toMatch(/^Bearer\b/);
     if (invalidToken) expect(challenge, res.request).toMatch(/error="invalid_token"/);
   };
-  const withRawAuthorization = (value: string) =>
-    anonymous().request('GET', `/document/${doc.id}`, { headers: { authorization: value } });
+  const withRawAuthorization = (value: string) => anonymous().request('GET', `/document/${doc.id}`, { headers: { authorization: value } });
 
   it('answers a request without a token', async () => {
     expectUnauthorized(await anonymous().get(`/document/${doc.id}`), false);
@@ -329,9 +336,7 @@ describe('401', () => {
 
     // Signed by a key that is not in the issuer's JWKS, with the same kid and claims.
     const { privateKey } = await generateKeyPair('RS256');
-    const forged = await new SignJWT({ ...claims })
-      .setProtectedHeader({ ...decodeProtectedHeader(good), alg: 'RS256' })
-      .sign(privateKey);
+    const forged = await new SignJWT({ ...claims }).setProtectedHeader({ ...decodeProtectedHeader(good), alg: 'RS256' }).sign(privateKey);
 
     const bad: [string, string][] = [
       ['garbage', 'Bearer garbage'],
@@ -396,7 +401,14 @@ describe('404', () => {
 
   it('answers ids that name nothing', async () => {
     const unknown = randomId();
-    for (const path of [`/${unknown}`, `/${unknown}/folder`, `/folder/${unknown}`, `/folder/${unknown}/folders`, `/folder/${unknown}/documents`, `/document/${unknown}`]) {
+    for (const path of [
+      `/${unknown}`,
+      `/${unknown}/folder`,
+      `/folder/${unknown}`,
+      `/folder/${unknown}/folders`,
+      `/folder/${unknown}/documents`,
+      `/document/${unknown}`,
+    ]) {
       expectProblem(await user.api.get(path), 404);
     }
     expectProblem(await user.api.delete(`/document/${unknown}`), 404);
@@ -437,7 +449,10 @@ describe('405', () => {
     for (const api of [anonymous(), user.api]) {
       const res = await api.request(method, path);
       expectProblem(res, 405);
-      const allow = (res.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+      const allow = (res.headers.get('allow') ?? '')
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean);
       expect(allow, `${method} ${path}: Allow`).toEqual(expect.arrayContaining(allowed));
       expect(allow, `${method} ${path}: Allow`).not.toContain(method);
       for (const m of allow) expect(['GET', 'POST', 'PUT', 'DELETE']).toContain(m);

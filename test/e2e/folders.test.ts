@@ -1,27 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWithOwner, type TestService } from '../support/service';
 import {
-  type Folder,
-  type Repository,
-  type User,
   API_ID,
   byName,
   expectJson,
   expectProblem,
   expectRecentTime,
+  type Folder,
   listAll,
   locationPath,
   namesIn,
   newDocument,
   newFolder,
   newRepository,
+  type Repository,
+  type User,
   uniqueName,
-} from '../support/http';
+} from '#test/support/http';
+import { startWithOwner, type TestService } from '#test/support/service';
 
 let svc: TestService;
 let user: User;
 let repo: Repository;
-beforeAll(async () => void ({ svc, user, repo } = await startWithOwner()), 60_000);
+beforeAll(async () => {
+  ({ svc, user, repo } = await startWithOwner());
+}, 60_000);
 afterAll(() => svc.stop());
 
 /** A fresh, empty folder under the root, so each test starts from nothing. */
@@ -160,7 +162,7 @@ describe('names within a folder', () => {
     expect(await namesIn(user.api, two.id, 'folders')).toEqual(['Shared']);
   });
 
-  it("allows a folder named like its parent or its repository", async () => {
+  it('allows a folder named like its parent or its repository', async () => {
     const parent = await newFolder(user.api, repo.rootFolderId, uniqueName('Parent'));
     await newFolder(user.api, parent.id, parent.name);
     await newFolder(user.api, repo.rootFolderId, repo.name);

@@ -4,23 +4,23 @@
  * 409 or 412, and nothing changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../support/service';
 import {
   type Document,
-  type Folder,
-  type HttpResponse,
-  type Repository,
-  type User,
   expectProblem,
+  type Folder,
   getDocument,
+  type HttpResponse,
   listAll,
   namesIn,
   newDocument,
   newFolder,
   newRepository,
   newUser,
+  type Repository,
   randomId,
-} from '../support/http';
+  type User,
+} from '#test/support/http';
+import { startTestService } from '#test/support/service';
 
 let svc: Awaited<ReturnType<typeof startTestService>>;
 let alice: User;
@@ -115,7 +115,10 @@ describe("another user's repository", () => {
   });
 
   it("cannot take over Alice's document id: 409 (ids are global), and her document stays hers", async () => {
-    expectProblem(await bob.api.post('/document', { id: aliceDoc.id, folderId: bobRepo.rootFolderId, name: 'takeover', content: 'mine now' }), 409);
+    expectProblem(
+      await bob.api.post('/document', { id: aliceDoc.id, folderId: bobRepo.rootFolderId, name: 'takeover', content: 'mine now' }),
+      409,
+    );
     expect(await namesIn(bob.api, bobRepo.rootFolderId, 'documents')).toEqual(['bob notes']);
     await expectAliceUnchanged();
   });

@@ -3,20 +3,20 @@
  * with no duplicates and no gaps; `nextToken` is absent on the last page; limit defaults to 50.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../support/service';
 import {
-  type Document,
-  type Folder,
-  type User,
   byName,
+  type Document,
   expectJson,
+  type Folder,
   inBatches,
   listAll,
   newDocument,
   newFolder,
   newRepository,
   newUser,
-} from '../support/http';
+  type User,
+} from '#test/support/http';
+import { startTestService } from '#test/support/service';
 
 const COUNT = 53; // more than the default page size of 50
 

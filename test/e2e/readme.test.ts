@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WrittenAnswer } from '../../lib/local/gateway';
-import { startLocalService, type LocalService } from '../../lib/local/service';
-import { assertKeepsContract, contractStats } from '../support/contract';
-import { createTestTable } from '../support/dynamodb';
-import { reportStat } from '../support/stats';
+import type { WrittenAnswer } from '#lib/local/gateway';
+import { type LocalService, startLocalService } from '#lib/local/service';
+import { assertKeepsContract, contractStats } from '#test/support/contract';
+import { createTestTable } from '#test/support/dynamodb';
+import { reportStat } from '#test/support/stats';
 
 let service: LocalService;
 let dataDir: string;
@@ -22,7 +22,14 @@ const answers: WrittenAnswer[] = [];
 beforeAll(async () => {
   const { endpoint, tableName } = await createTestTable();
   dataDir = await mkdtemp(join(tmpdir(), 'documents-readme-'));
-  service = await startLocalService({ port: 0, dataDir, tableName, dynamodbEndpoint: endpoint, log: () => {}, onAnswer: (a) => answers.push(a) });
+  service = await startLocalService({
+    port: 0,
+    dataDir,
+    tableName,
+    dynamodbEndpoint: endpoint,
+    log: () => {},
+    onAnswer: (a) => answers.push(a),
+  });
 });
 afterAll(async () => {
   reportStat('responsesValidated', contractStats.validated);

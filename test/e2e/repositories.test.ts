@@ -1,18 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from '../support/service';
 import {
-  type Folder,
-  type Repository,
-  SERVICE_ID,
   byName,
   expectJson,
   expectRecentTime,
+  type Folder,
   listAll,
   locationPath,
   newRepository,
   newUser,
+  type Repository,
+  SERVICE_ID,
   uniqueName,
-} from '../support/http';
+} from '#test/support/http';
+import { startTestService } from '#test/support/service';
 
 let svc: Awaited<ReturnType<typeof startTestService>>;
 beforeAll(async () => {

@@ -4,9 +4,18 @@
  * store's addMember — the write a sharing endpoint will make — in the service's own table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember } from '../../functions/core/store/repositories';
-import { Api, expectProblem, newDocument, newFolder, newRepository, newUser, type Document, type Repository } from '../support/http';
-import { startTestService } from '../support/service';
+import { addMember } from '#core/store/repositories';
+import {
+  type Api,
+  type Document,
+  expectProblem,
+  newDocument,
+  newFolder,
+  newRepository,
+  newUser,
+  type Repository,
+} from '#test/support/http';
+import { startTestService } from '#test/support/service';
 
 let svc: Awaited<ReturnType<typeof startTestService>>;
 let owner: Api;

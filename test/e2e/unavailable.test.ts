@@ -7,9 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable, startDynamoDbLocal, type DynamoDbLocal } from '../../lib/local/dynamodb-local';
-import { startLocalService, type LocalService } from '../../lib/local/service';
-import { newRepository, newUser } from '../support/http';
+import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { type LocalService, startLocalService } from '#lib/local/service';
+import { newRepository, newUser } from '#test/support/http';
 
 let database: DynamoDbLocal;
 let service: LocalService;
@@ -42,4 +42,3 @@ describe('when DynamoDB is unavailable', () => {
     }
   });
 });
-

@@ -12,10 +12,10 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fallbackRoute, routes } from '../../functions/routes';
-import { bundleHandler, projectRoot } from '../../lib/bundling';
-import { buildEvent, resolveRoute } from '../../lib/local/gateway';
-import { createTestTable } from '../support/dynamodb';
+import { fallbackRoute, routes } from '#functions/routes';
+import { bundleHandler, projectRoot } from '#lib/bundling';
+import { buildEvent, resolveRoute } from '#lib/local/gateway';
+import { createTestTable } from '#test/support/dynamodb';
 
 const run = promisify(execFile);
 const workdir = mkdtempSync(join(tmpdir(), 'bundles-'));

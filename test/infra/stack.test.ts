@@ -6,9 +6,9 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { fallbackRoute, routes } from '../../functions/routes';
-import { memorySize, timeoutSeconds } from '../../lib/function-settings';
-import { buildApp, projectContext } from '../../lib/stack/app';
+import { fallbackRoute, routes } from '#functions/routes';
+import { memorySize, timeoutSeconds } from '#lib/function-settings';
+import { buildApp, projectContext } from '#lib/stack/app';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, unknown>; DeletionPolicy?: string };
 
@@ -32,8 +32,8 @@ const functionIdOf = (name: string) => logicalIdOf('AWS::Lambda::Function', `${n
 function policyStatementsOf(routeName: string): { Action: string | string[]; Resource: unknown }[] {
   const roleId = logicalIdOf('AWS::IAM::Role', `${routeName}Role`);
   return Object.values(resources('AWS::IAM::Policy'))
-    .filter((policy) => JSON.stringify(policy.Properties['Roles']) === JSON.stringify([{ Ref: roleId }]))
-    .flatMap((policy) => policy.Properties['PolicyDocument'].Statement);
+    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
 }
 const actionsOf = (routeName: string): string[] =>
   policyStatementsOf(routeName).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
@@ -59,7 +59,7 @@ describe('functions', () => {
 
   it('gives TABLE_NAME to exactly the functions that touch the table, and the paging key only to lists', () => {
     for (const route of [...routes, fallbackRoute]) {
-      const variables = resources('AWS::Lambda::Function')[functionIdOf(route.name)]!.Properties['Environment']?.Variables ?? {};
+      const variables = resources('AWS::Lambda::Function')[functionIdOf(route.name)]!.Properties.Environment?.Variables ?? {};
       expect('TABLE_NAME' in variables, route.name).toBe(route.dynamodb.length > 0);
       expect('PAGING_TOKEN_SECRET' in variables, route.name).toBe(route.dynamodb.includes('dynamodb:Query'));
     }
@@ -67,9 +67,9 @@ describe('functions', () => {
 
   it('gives every function its own log group with a retention', () => {
     for (const [id, fn] of Object.entries(resources('AWS::Lambda::Function'))) {
-      const logGroupId = fn.Properties['LoggingConfig']?.LogGroup?.Ref as string;
+      const logGroupId = fn.Properties.LoggingConfig?.LogGroup?.Ref as string;
       expect(logGroupId, id).toBeTruthy();
-      expect(resources('AWS::Logs::LogGroup')[logGroupId]!.Properties['RetentionInDays']).toBe(30);
+      expect(resources('AWS::Logs::LogGroup')[logGroupId]!.Properties.RetentionInDays).toBe(30);
     }
   });
 });
@@ -79,7 +79,12 @@ describe('least privilege', () => {
     const tableId = logicalIdOf('AWS::DynamoDB::Table', 'Table');
     for (const route of [...routes, fallbackRoute]) {
       const statements = policyStatementsOf(route.name).filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
-      expect(actionsOf(route.name).filter((a) => a.startsWith('dynamodb:')).sort(), route.name).toEqual([...route.dynamodb].sort());
+      expect(
+        actionsOf(route.name)
+          .filter((a) => a.startsWith('dynamodb:'))
+          .sort(),
+        route.name,
+      ).toEqual([...route.dynamodb].sort());
       for (const statement of statements) expect(statement.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
     }
   });
@@ -93,11 +98,11 @@ describe('least privilege', () => {
 
   it('has no wildcard action anywhere and no managed policies on function roles', () => {
     for (const policy of Object.values(resources('AWS::IAM::Policy'))) {
-      for (const statement of policy.Properties['PolicyDocument'].Statement) {
+      for (const statement of policy.Properties.PolicyDocument.Statement) {
         for (const action of [statement.Action].flat()) expect(action).not.toMatch(/\*/);
       }
     }
-    for (const role of Object.values(resources('AWS::IAM::Role'))) expect(role.Properties['ManagedPolicyArns']).toBeUndefined();
+    for (const role of Object.values(resources('AWS::IAM::Role'))) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
   });
 
   it('lets each function write only to its own log group', () => {
@@ -112,33 +117,33 @@ describe('least privilege', () => {
 describe('routes', () => {
   const apiRoutes = () => Object.values(resources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties);
   const integrationTarget = (route: Record<string, any>) => {
-    const integrationId = route['Target']['Fn::Join'][1][1].Ref as string;
+    const integrationId = route.Target['Fn::Join'][1][1].Ref as string;
     return resources('AWS::ApiGatewayV2::Integration')[integrationId]!.Properties;
   };
 
   it('binds every route of the table to its own function, with payload format 2.0', () => {
     for (const route of routes) {
-      const found = apiRoutes().filter((r) => r['RouteKey'] === `${route.method} ${route.path}`);
+      const found = apiRoutes().filter((r) => r.RouteKey === `${route.method} ${route.path}`);
       expect(found, route.name).toHaveLength(1);
       const integration = integrationTarget(found[0]!);
       expect(integration).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
-      expect(integration['IntegrationUri']).toEqual({ 'Fn::GetAtt': [functionIdOf(route.name), 'Arn'] });
+      expect(integration.IntegrationUri).toEqual({ 'Fn::GetAtt': [functionIdOf(route.name), 'Arn'] });
     }
   });
 
   it('puts the JWT authorizer on every route that is not public, and none on public ones', () => {
     const authorizerId = logicalIdOf('AWS::ApiGatewayV2::Authorizer', 'ApiJwt');
     for (const route of routes) {
-      const apiRoute = apiRoutes().find((r) => r['RouteKey'] === `${route.method} ${route.path}`)!;
-      if (route.public) expect(apiRoute['AuthorizationType'] ?? 'NONE', route.name).toBe('NONE');
+      const apiRoute = apiRoutes().find((r) => r.RouteKey === `${route.method} ${route.path}`)!;
+      if (route.public) expect(apiRoute.AuthorizationType ?? 'NONE', route.name).toBe('NONE');
       else expect(apiRoute, route.name).toMatchObject({ AuthorizationType: 'JWT', AuthorizerId: { Ref: authorizerId } });
     }
   });
 
   it('sends whatever matches no route to the fallback function, without a token', () => {
-    const fallback = apiRoutes().find((r) => r['RouteKey'] === '$default')!;
-    expect(fallback['AuthorizationType'] ?? 'NONE').toBe('NONE');
-    expect(integrationTarget(fallback)['IntegrationUri']).toEqual({ 'Fn::GetAtt': [functionIdOf(fallbackRoute.name), 'Arn'] });
+    const fallback = apiRoutes().find((r) => r.RouteKey === '$default')!;
+    expect(fallback.AuthorizationType ?? 'NONE').toBe('NONE');
+    expect(integrationTarget(fallback).IntegrationUri).toEqual({ 'Fn::GetAtt': [functionIdOf(fallbackRoute.name), 'Arn'] });
     expect(apiRoutes()).toHaveLength(routes.length + 1);
   });
 });
@@ -175,16 +180,22 @@ describe('table', () => {
 describe('API stage', () => {
   it('throttles the stage and writes JSON access logs to a log group with a retention', () => {
     const stage = Object.values(resources('AWS::ApiGatewayV2::Stage'))[0]!.Properties;
-    expect(stage).toMatchObject({ StageName: '$default', AutoDeploy: true, DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 } });
-    const format = JSON.parse(stage['AccessLogSettings'].Format);
+    expect(stage).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+    });
+    const format = JSON.parse(stage.AccessLogSettings.Format);
     expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
-    const logGroupId = stage['AccessLogSettings'].DestinationArn['Fn::GetAtt'][0];
-    expect(resources('AWS::Logs::LogGroup')[logGroupId]!.Properties['RetentionInDays']).toBe(30);
+    const logGroupId = stage.AccessLogSettings.DestinationArn['Fn::GetAtt'][0];
+    expect(resources('AWS::Logs::LogGroup')[logGroupId]!.Properties.RetentionInDays).toBe(30);
   });
 
   it('takes throttling from context', () => {
     const custom = synth({ throttleRate: '5', throttleBurst: '10' });
-    custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', { DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 } });
+    custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
+    });
   });
 
   it('allows no CORS origin by default, and exactly the configured ones otherwise', () => {
@@ -210,7 +221,9 @@ describe('identity', () => {
       IdentitySource: ['$request.header.Authorization'],
       JwtConfiguration: {
         Audience: [{ Ref: logicalIdOf('AWS::Cognito::UserPoolClient', 'AuthClient') }],
-        Issuer: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: logicalIdOf('AWS::Cognito::UserPool', 'AuthUserPool') }])]) }),
+        Issuer: Match.objectLike({
+          'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: logicalIdOf('AWS::Cognito::UserPool', 'AuthUserPool') }])]),
+        }),
       },
     });
     expect(Object.keys(template.findOutputs('*')).sort()).toEqual(['ApiUrl', 'TableName', 'UserPoolClientId', 'UserPoolId']);

@@ -10,9 +10,9 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../functions/routes';
-import { bundleHandler, projectRoot } from '../../lib/bundling';
-import { buildApp, defaultStackName, projectContext } from '../../lib/stack/app';
+import { routes } from '#functions/routes';
+import { bundleHandler, projectRoot } from '#lib/bundling';
+import { buildApp, defaultStackName, projectContext } from '#lib/stack/app';
 
 const run = promisify(execFile);
 const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
@@ -84,7 +84,10 @@ describe('npx cdk synth', () => {
 
 describe('cdk-nag', () => {
   it('fails the synth on a finding nobody acknowledged', () => {
-    const { app, stack } = buildApp({ context: { ...projectContext(), 'aws:cdk:bundling-stacks': [] }, outdir: mkdtempSync(join(tmpdir(), 'cdk-nag-')) });
+    const { app, stack } = buildApp({
+      context: { ...projectContext(), 'aws:cdk:bundling-stacks': [] },
+      outdir: mkdtempSync(join(tmpdir(), 'cdk-nag-')),
+    });
     // A table without point-in-time recovery: AwsSolutions-DDB3.
     new Table(stack, 'Unprotected', { partitionKey: { name: 'id', type: AttributeType.STRING } });
     expect(() => app.synth()).toThrow(/AwsSolutions-DDB3/);
@@ -94,7 +97,10 @@ describe('cdk-nag', () => {
   });
 
   it('passes the app as defined', () => {
-    const { app } = buildApp({ context: { ...projectContext(), 'aws:cdk:bundling-stacks': [] }, outdir: mkdtempSync(join(tmpdir(), 'cdk-nag-')) });
+    const { app } = buildApp({
+      context: { ...projectContext(), 'aws:cdk:bundling-stacks': [] },
+      outdir: mkdtempSync(join(tmpdir(), 'cdk-nag-')),
+    });
     expect(() => app.synth()).not.toThrow();
   });
 });

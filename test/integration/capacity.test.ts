@@ -4,13 +4,13 @@
  * log. `npm run bench` measures the same with AWS's billing rules (bench/results.md).
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDocument, deleteDocument, getDocument, updateDocument } from '../../functions/core/store/documents';
-import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '../../functions/core/store/folders';
-import { measured, type StoreMetrics } from '../../functions/core/store/metrics';
-import { createRepository, getRepository, listRepositories } from '../../functions/core/store/repositories';
+import { db, tableName } from '#core/store/client';
+import { createDocument, deleteDocument, getDocument, updateDocument } from '#core/store/documents';
+import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/store/folders';
+import { measured, type StoreMetrics } from '#core/store/metrics';
+import { createRepository, getRepository, listRepositories } from '#core/store/repositories';
+import { createTestTable } from '#test/support/dynamodb';
 import { itemSize } from '../../bench/capacity-model';
-import { db, tableName } from '../../functions/core/store/client';
-import { createTestTable } from '../support/dynamodb';
 
 const table: Record<string, StoreMetrics> = {};
 async function measure(name: string, work: () => Promise<unknown>) {
@@ -60,7 +60,10 @@ describe('consumed capacity for a 1 KB document', () => {
 
     console.table(
       Object.fromEntries(
-        Object.entries(table).map(([k, m]) => [k, { requests: m.requests.join(' + '), RCU: m.readCapacityUnits, WCU: m.writeCapacityUnits }]),
+        Object.entries(table).map(([k, m]) => [
+          k,
+          { requests: m.requests.join(' + '), RCU: m.readCapacityUnits, WCU: m.writeCapacityUnits },
+        ]),
       ),
     );
     // Every request reports what it consumed; reads never write; writes are one transaction.

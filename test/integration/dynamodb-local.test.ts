@@ -7,9 +7,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamoDbLocalError, ensureTable, localClient, startDynamoDbLocal } from '../../lib/local/dynamodb-local';
-import { tableDefinition } from '../../lib/table';
-import { createTestTable } from '../support/dynamodb';
+import { DynamoDbLocalError, ensureTable, localClient, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { tableDefinition } from '#lib/table';
+import { createTestTable } from '#test/support/dynamodb';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -60,7 +60,7 @@ describe('DynamoDB Local', () => {
       const client = localClient(second.endpoint);
       const { Item } = await client.send(new GetItemCommand({ TableName: 'persisted', Key: key, ConsistentRead: true }));
       client.destroy();
-      expect(Item?.['value']).toEqual({ S: 'still here' });
+      expect(Item?.value).toEqual({ S: 'still here' });
     } finally {
       await second.stop();
     }

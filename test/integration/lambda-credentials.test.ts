@@ -5,13 +5,13 @@
  * bundle sends; a profile in ~/.aws/credentials proves the rest of the chain is gone.
  */
 import { execFile } from 'node:child_process';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleHandler } from '../../lib/bundling';
+import { bundleHandler } from '#lib/bundling';
 
 const run = promisify(execFile);
 const workdir = mkdtempSync(join(tmpdir(), 'credentials-'));
@@ -59,7 +59,11 @@ afterAll(() => {
 describe('credentials of a bundled handler', () => {
   it('signs with the key, secret and session token Lambda sets', async () => {
     seen.length = 0;
-    const status = await invoke({ AWS_ACCESS_KEY_ID: 'ASIALAMBDAKEY', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'lambda-session-token' });
+    const status = await invoke({
+      AWS_ACCESS_KEY_ID: 'ASIALAMBDAKEY',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+      AWS_SESSION_TOKEN: 'lambda-session-token',
+    });
     expect(status).toBe(404); // the stand-in found nothing: the request went out and came back
     expect(seen).toHaveLength(1);
     expect(seen[0]!.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=ASIALAMBDAKEY\//);

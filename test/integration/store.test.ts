@@ -3,15 +3,15 @@
  * operation costs, and that racing writers cannot break uniqueness or versions.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HttpError } from '../../functions/core/errors';
-import { db, tableName } from '../../functions/core/store/client';
-import { createDocument, deleteDocument, getDocument, updateDocument } from '../../functions/core/store/documents';
-import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '../../functions/core/store/folders';
-import { documentKey, entryKey, folderKey, type Key } from '../../functions/core/store/keys';
-import { newId } from '../../functions/core/ids';
-import { addMember, createRepository, getRepository, listRepositories } from '../../functions/core/store/repositories';
-import type { Caller } from '../../functions/core/types';
-import { createTestTable } from '../support/dynamodb';
+import { HttpError } from '#core/errors';
+import { newId } from '#core/ids';
+import { db, tableName } from '#core/store/client';
+import { createDocument, deleteDocument, getDocument, updateDocument } from '#core/store/documents';
+import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/store/folders';
+import { documentKey, entryKey, folderKey, type Key } from '#core/store/keys';
+import { addMember, createRepository, getRepository, listRepositories } from '#core/store/repositories';
+import type { Caller } from '#core/types';
+import { createTestTable } from '#test/support/dynamodb';
 
 const requests: string[] = [];
 let n = 0;
@@ -40,7 +40,7 @@ beforeEach(() => {
 
 async function rawItem(key: Key) {
   const result = await db().send('GetItem', { TableName: tableName(), Key: key, ConsistentRead: true });
-  return result['Item'] as Record<string, unknown> | undefined;
+  return result.Item as Record<string, unknown> | undefined;
 }
 
 async function statusOf(promise: Promise<unknown>): Promise<number | 'ok'> {
@@ -261,7 +261,14 @@ describe('creates: one transaction whose conditions decide the answer', () => {
     // A 22-character id that is not a repository's root folder (e.g. a folder made before ids
     // carried their repository) fails the folder condition: 404, not a write elsewhere.
     expect(await attempt(() => document(editor, newId()))).toEqual(one(404));
-    expect(await attempt(() => subFolder(editor, repository.id.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'))))).toEqual(one(404));
+    expect(
+      await attempt(() =>
+        subFolder(
+          editor,
+          repository.id.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')),
+        ),
+      ),
+    ).toEqual(one(404));
   });
 
   it('refuses a client id that exists with 409, but never tells a stranger', async () => {

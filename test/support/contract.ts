@@ -9,8 +9,8 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import openapi from '../../openapi.json' with { type: 'json' };
-import { matchPath, type HttpMethod, type Route } from '../../functions/routes';
+import { type HttpMethod, matchPath, type Route } from '#functions/routes';
+import openapi from '#openapi.json' with { type: 'json' };
 
 type Json = Record<string, unknown>;
 
@@ -30,11 +30,14 @@ ajv.addSchema(openapi, DOCUMENT_ID);
 const validators = new Map<string, ValidateFunction>();
 function validatorAt(pointer: string): ValidateFunction {
   let validate = validators.get(pointer);
-  if (!validate) validators.set(pointer, (validate = ajv.compile({ $ref: `${DOCUMENT_ID}#${pointer}` })));
+  if (!validate) {
+    validate = ajv.compile({ $ref: `${DOCUMENT_ID}#${pointer}` });
+    validators.set(pointer, validate);
+  }
   return validate;
 }
 
-const escape = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
+const escapePointer = (segment: string) => segment.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** The node at a JSON pointer (`/paths/~1document/put`) in openapi.json. */
 function pointerGet(pointer: string): Json {
@@ -46,7 +49,7 @@ function pointerGet(pointer: string): Json {
 
 /** Follows an OpenAPI `$ref` (keeping a sibling `description`, as 3.1 allows) and tracks where it lands. */
 function resolve(node: Json, pointer: string): { node: Json; pointer: string } {
-  const ref = node['$ref'];
+  const ref = node.$ref;
   if (typeof ref !== 'string') return { node, pointer };
   if (!ref.startsWith('#/')) throw new Error(`unsupported $ref ${ref}`);
   const target = pointerGet(ref.slice(1));
@@ -56,7 +59,13 @@ function resolve(node: Json, pointer: string): { node: Json; pointer: string } {
 
 /** The documented operations as route-table entries, so paths match as API Gateway matches them. */
 const operations: Route[] = Object.entries(openapi.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
-  Object.keys(item).map((method) => ({ name: `${method} ${path}`, method: method.toUpperCase() as HttpMethod, path, handler: '', dynamodb: [] })),
+  Object.keys(item).map((method) => ({
+    name: `${method} ${path}`,
+    method: method.toUpperCase() as HttpMethod,
+    path,
+    handler: '',
+    dynamodb: [],
+  })),
 );
 
 /** The responses object that applies to a request, and where it is in the document. */
@@ -67,7 +76,7 @@ function responsesFor(method: string, path: string): { responses: Json; pointer:
   );
   if (match) {
     const { path: template, method: m } = match.route;
-    const pointer = `/paths/${escape(template)}/${m.toLowerCase()}/responses`;
+    const pointer = `/paths/${escapePointer(template)}/${m.toLowerCase()}/responses`;
     return { responses: pointerGet(pointer), pointer, operation: `${m} ${template}` };
   }
   const known = matchPath(operations, path) !== undefined;
@@ -75,7 +84,6 @@ function responsesFor(method: string, path: string): { responses: Json; pointer:
   const only = known ? '405' : '404';
   return { responses: { [only]: fallback.responses[only] }, pointer: '/x-default-route/responses', operation: '$default' };
 }
-
 
 export interface Exchange {
   method: string;
@@ -90,19 +98,20 @@ export interface Exchange {
 export function contractViolations(exchange: Exchange): string[] {
   const { responses, pointer, operation } = responsesFor(exchange.method, exchange.path);
   const status = String(exchange.status);
-  if (!(status in responses)) return [`${operation}: status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`];
+  if (!(status in responses))
+    return [`${operation}: status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`];
   const { node: response, pointer: at } = resolve(responses[status] as Json, `${pointer}/${status}`);
   const problems: string[] = [];
 
   // Headers: documented ones present when required and valid; nothing undocumented.
   const documented = new Map<string, { node: Json; pointer: string }>();
-  for (const [name, header] of Object.entries((response['headers'] ?? {}) as Record<string, Json>)) {
-    documented.set(name.toLowerCase(), resolve(header, `${at}/headers/${escape(name)}`));
+  for (const [name, header] of Object.entries((response.headers ?? {}) as Record<string, Json>)) {
+    documented.set(name.toLowerCase(), resolve(header, `${at}/headers/${escapePointer(name)}`));
   }
   for (const [name, { node, pointer: headerAt }] of documented) {
     const value = exchange.headers.get(name);
     if (value === null) {
-      if (node['required'] === true) problems.push(`header ${name} is required`);
+      if (node.required === true) problems.push(`header ${name} is required`);
       continue;
     }
     const validate = validatorAt(`${headerAt}/schema`);
@@ -113,13 +122,13 @@ export function contractViolations(exchange: Exchange): string[] {
   }
 
   // Body: empty when no content is documented; else a documented media type matching its schema.
-  const content = response['content'] as Record<string, unknown> | undefined;
+  const content = response.content as Record<string, unknown> | undefined;
   if (!content) {
     if (exchange.body !== '') problems.push(`a body was sent, but none is documented`);
     return problems;
   }
   const contentType = exchange.headers.get('content-type');
-  const mediaType = contentType?.split(';')[0]!.trim().toLowerCase();
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
   if (!mediaType || !(mediaType in content)) {
     problems.push(`media type ${JSON.stringify(contentType)} is not documented (documented: ${Object.keys(content).join(', ')})`);
     return problems;
@@ -132,7 +141,7 @@ export function contractViolations(exchange: Exchange): string[] {
       return [...problems, `the ${mediaType} body is not JSON`];
     }
   }
-  const validate = validatorAt(`${at}/content/${escape(mediaType)}/schema`);
+  const validate = validatorAt(`${at}/content/${escapePointer(mediaType)}/schema`);
   if (!validate(body)) problems.push(`body: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`);
   return problems;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
-import { ensureTable } from '../../lib/local/dynamodb-local';
+import { ensureTable } from '#lib/local/dynamodb-local';
 
 /** A fresh, empty table in the run's shared DynamoDB Local. */
 export async function createTestTable(): Promise<{ endpoint: string; tableName: string }> {

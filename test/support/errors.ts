@@ -1,4 +1,4 @@
-import { HttpError } from '../../functions/core/errors';
+import { HttpError } from '#core/errors';
 
 /** 'ok' when `run` returns, else the status of the HttpError it throws (anything else rethrows). */
 export function statusOf(run: () => unknown): number | 'ok' {

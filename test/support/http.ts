@@ -11,8 +11,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Middleware } from 'openapi-fetch';
 import { afterAll, expect } from 'vitest';
-import { createDocumentsClient, type DocumentsClient } from '../../lib/client';
-import type { Document as CoreDocument, Folder, Repository } from '../../functions/core/types';
+import type { Document as CoreDocument, Folder, Repository } from '#core/types';
+import { createDocumentsClient, type DocumentsClient } from '#lib/client/index';
 import { assertKeepsContract, contractStats } from './contract';
 import { reportStat } from './stats';
 
@@ -28,7 +28,6 @@ export interface HttpResponse {
   status: number;
   headers: Headers;
   /** Parsed JSON when the response says it is JSON, otherwise the raw text (`''` when empty). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   text: string;
 }
@@ -48,8 +47,18 @@ const texts = new WeakMap<Response, string>();
 const keepsContract: Middleware = {
   async onResponse({ request, response }) {
     const text = await response.text();
-    assertKeepsContract({ method: request.method, path: new URL(request.url).pathname, status: response.status, headers: response.headers, body: text });
-    const copy = new Response(text === '' ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+    assertKeepsContract({
+      method: request.method,
+      path: new URL(request.url).pathname,
+      status: response.status,
+      headers: response.headers,
+      body: text,
+    });
+    const copy = new Response(text === '' ? null : text, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
     texts.set(copy, text);
     return copy;
   },
@@ -68,7 +77,10 @@ export class Api {
   /** The typed client (openapi-fetch), authenticated as this caller. */
   readonly client: DocumentsClient;
 
-  constructor(baseUrl: string, readonly token?: string) {
+  constructor(
+    baseUrl: string,
+    readonly token?: string,
+  ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.client = createDocumentsClient(this.baseUrl, token === undefined ? {} : { token });
     this.client.use(keepsContract);
@@ -139,7 +151,7 @@ function toHttpResponse(request: string, response: Response): HttpResponse {
 // ---------------------------------------------------------------------------------------------
 // Resources as the contract (API.md §1) describes them.
 
-export type { Folder, Repository } from '../../functions/core/types';
+export type { Folder, Repository } from '#core/types';
 /** A document as any response shows it: `content` is absent from lists. */
 export type Document = Omit<CoreDocument, 'content'> & { content?: string };
 
@@ -174,7 +186,10 @@ export function ensure(res: HttpResponse, status: number): HttpResponse {
 }
 
 export async function newRepository(api: Api, fields: { name?: string; description?: string } = {}): Promise<Repository> {
-  const body = { name: fields.name ?? uniqueName('repo'), ...(fields.description === undefined ? {} : { description: fields.description }) };
+  const body = {
+    name: fields.name ?? uniqueName('repo'),
+    ...(fields.description === undefined ? {} : { description: fields.description }),
+  };
   return ensure(await Api.from('POST /', api.client.POST('/', { body })), 201).body as Repository;
 }
 
@@ -192,7 +207,8 @@ export async function newDocument(
 }
 
 export async function getDocument(api: Api, id: string): Promise<Document> {
-  return ensure(await Api.from(`GET /document/${id}`, api.client.GET('/document/{id}', { params: { path: { id } } })), 200).body as Document;
+  return ensure(await Api.from(`GET /document/${id}`, api.client.GET('/document/{id}', { params: { path: { id } } })), 200)
+    .body as Document;
 }
 
 /** Follows `nextToken` to the end of a list; every page must be a 200. */

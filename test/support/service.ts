@@ -6,7 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalService, type LocalService } from '../../lib/local/service';
+import { type LocalService, startLocalService } from '#lib/local/service';
 import { createTestTable } from './dynamodb';
 import { newRepository, newUser, type Repository, type User } from './http';
 

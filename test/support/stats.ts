@@ -10,6 +10,6 @@ import { expect } from 'vitest';
 export function reportStat(name: string, value: number): void {
   const file = relative(process.cwd(), expect.getState().testPath ?? 'unknown');
   console.log(`[stats] ${file}: ${name}=${value}`);
-  const target = process.env['TEST_STATS_FILE'];
-  if (target) appendFileSync(target, JSON.stringify({ file, [name]: value }) + '\n');
+  const target = process.env.TEST_STATS_FILE;
+  if (target) appendFileSync(target, `${JSON.stringify({ file, [name]: value })}\n`);
 }

@@ -1,11 +1,10 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { authorize, callerOf } from '../../functions/core/auth';
-import { statusOf } from '../support/errors';
+import { authorize, callerOf } from '#core/auth';
+import { statusOf } from '#test/support/errors';
 
 const eventWithSub = (sub: unknown) =>
   ({ requestContext: { authorizer: { jwt: { claims: { sub }, scopes: null } } } }) as unknown as APIGatewayProxyEventV2WithJWTAuthorizer;
-
 
 describe('the caller', () => {
   it('is the token subject', () => {

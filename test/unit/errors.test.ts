@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError, problemResponse, toHttpError, validationError } from '../../functions/core/errors';
+import { HttpError, problemResponse, toHttpError, validationError } from '#core/errors';
 
 describe('problem responses', () => {
   it('renders RFC 9457 problem+json with a stable type', () => {

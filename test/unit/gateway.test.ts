@@ -1,7 +1,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allowedMethods, routes } from '../../functions/routes';
+import { allowedMethods, routes } from '#functions/routes';
 import {
   bearerToken,
   buildContext,
@@ -9,13 +9,13 @@ import {
   createGateway,
   foldHeaders,
   isTextContentType,
+  type LambdaHandler,
   parseQuery,
+  type RawRequest,
   resolveRoute,
   toGatewayResponse,
-  type LambdaHandler,
-  type RawRequest,
-} from '../../lib/local/gateway';
-import type { TokenVerifier } from '../../lib/local/jwt';
+} from '#lib/local/gateway';
+import type { TokenVerifier } from '#lib/local/jwt';
 
 const request = (over: Partial<RawRequest> = {}): RawRequest => ({
   method: 'GET',
@@ -111,7 +111,13 @@ describe('buildEvent', () => {
     });
     expect(event.body).toBeUndefined();
     expect(event.cookies).toBeUndefined();
-    expect(event.headers).toMatchObject({ host: '127.0.0.1:3000', 'user-agent': 'curl/8', 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'http', 'x-forwarded-port': '3000' });
+    expect(event.headers).toMatchObject({
+      host: '127.0.0.1:3000',
+      'user-agent': 'curl/8',
+      'x-forwarded-for': '127.0.0.1',
+      'x-forwarded-proto': 'http',
+      'x-forwarded-port': '3000',
+    });
     expect(event.headers['x-amzn-trace-id']).toMatch(/^Root=1-[0-9a-f]{8}-[0-9a-f]{24}$/);
   });
 
@@ -144,7 +150,11 @@ describe('buildEvent', () => {
     expect(json.isBase64Encoded).toBe(false);
 
     const bytes = Buffer.from([0, 1, 2, 255]);
-    const binary = buildEvent(request({ method: 'POST', rawHeaders: ['Content-Type', 'application/octet-stream'], body: bytes }), resolveRoute('POST', '/'), claims);
+    const binary = buildEvent(
+      request({ method: 'POST', rawHeaders: ['Content-Type', 'application/octet-stream'], body: bytes }),
+      resolveRoute('POST', '/'),
+      claims,
+    );
     expect(binary.isBase64Encoded).toBe(true);
     expect(Buffer.from(binary.body!, 'base64')).toEqual(bytes);
 
@@ -153,7 +163,16 @@ describe('buildEvent', () => {
   });
 
   it('classifies content types like API Gateway', () => {
-    for (const type of ['text/plain', 'text/html; charset=utf-8', 'application/json', 'APPLICATION/JSON', 'application/problem+json', 'application/merge-patch+json', 'application/xml', 'application/x-www-form-urlencoded']) {
+    for (const type of [
+      'text/plain',
+      'text/html; charset=utf-8',
+      'application/json',
+      'APPLICATION/JSON',
+      'application/problem+json',
+      'application/merge-patch+json',
+      'application/xml',
+      'application/x-www-form-urlencoded',
+    ]) {
       expect(isTextContentType(type), type).toBe(true);
     }
     for (const type of [undefined, '', 'application/octet-stream', 'image/png', 'multipart/form-data; boundary=x', 'application/jsonx']) {
@@ -165,13 +184,20 @@ describe('buildEvent', () => {
 describe('header and query folding', () => {
   it('lower-cases names, joins repeated headers with commas, moves cookies out', () => {
     const { headers, cookies } = foldHeaders([
-      'X-Thing', 'a',
-      'x-thing', 'b',
-      'Accept', 'application/json',
-      'Cookie', 'a=1; b=2',
-      'cookie', 'c=3',
-      'If-Match', '"1"',
-      'IF-MATCH', '"2"',
+      'X-Thing',
+      'a',
+      'x-thing',
+      'b',
+      'Accept',
+      'application/json',
+      'Cookie',
+      'a=1; b=2',
+      'cookie',
+      'c=3',
+      'If-Match',
+      '"1"',
+      'IF-MATCH',
+      '"2"',
     ]);
     expect(headers).toEqual({ 'x-thing': 'a,b', accept: 'application/json', 'if-match': '"1","2"' });
     expect(cookies).toEqual(['a=1', 'b=2', 'c=3']);
@@ -186,7 +212,7 @@ describe('header and query folding', () => {
   it('puts cookies into the event', () => {
     const event = buildEvent(request({ rawHeaders: ['Cookie', 'session=abc; theme=dark'] }), resolveRoute('GET', '/'));
     expect(event.cookies).toEqual(['session=abc', 'theme=dark']);
-    expect(event.headers['cookie']).toBeUndefined();
+    expect(event.headers.cookie).toBeUndefined();
   });
 });
 
@@ -210,15 +236,31 @@ describe('the rest of the invocation', () => {
 
   it('accepts only structured results', () => {
     expect(toGatewayResponse({ statusCode: 204 })).toEqual({ statusCode: 204, headers: {}, cookies: [], body: Buffer.alloc(0) });
-    expect(toGatewayResponse({ statusCode: 200, headers: { 'Content-Type': 'text/plain', 'X-N': 1 }, body: 'hi', cookies: ['a=1'] })).toEqual({
+    expect(
+      toGatewayResponse({ statusCode: 200, headers: { 'Content-Type': 'text/plain', 'X-N': 1 }, body: 'hi', cookies: ['a=1'] }),
+    ).toEqual({
       statusCode: 200,
       headers: { 'content-type': 'text/plain', 'x-n': '1' },
       cookies: ['a=1'],
       body: Buffer.from('hi'),
     });
-    expect(toGatewayResponse({ statusCode: 200, body: Buffer.from('bin').toString('base64'), isBase64Encoded: true })?.body.toString()).toBe('bin');
+    expect(
+      toGatewayResponse({ statusCode: 200, body: Buffer.from('bin').toString('base64'), isBase64Encoded: true })?.body.toString(),
+    ).toBe('bin');
     expect(toGatewayResponse({ statusCode: 200, body: '{}' })?.headers['content-type']).toBe('application/json');
-    for (const garbage of [undefined, null, 'text', 42, {}, { statusCode: '200' }, { statusCode: 99 }, { statusCode: 200.5 }, { statusCode: 200, body: {} }, { statusCode: 200, headers: { a: {} } }, { statusCode: 200, cookies: 'a=1' }]) {
+    for (const garbage of [
+      undefined,
+      null,
+      'text',
+      42,
+      {},
+      { statusCode: '200' },
+      { statusCode: 99 },
+      { statusCode: 200.5 },
+      { statusCode: 200, body: {} },
+      { statusCode: 200, headers: { a: {} } },
+      { statusCode: 200, cookies: 'a=1' },
+    ]) {
       expect(toGatewayResponse(garbage), JSON.stringify(garbage)).toBeUndefined();
     }
   });
@@ -230,8 +272,16 @@ describe('createGateway (stub handlers on a loopback server)', () => {
   const errors: string[] = [];
   const handlers: Record<string, LambdaHandler> = {
     fallback: async (event) => ({ statusCode: 404, body: JSON.stringify({ fallback: event.rawPath }) }),
-    'repositories/list-repositories': async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: '[]', cookies: ['a=1', 'b=2'] }),
-    'repositories/create-repository': async (event) => ({ statusCode: 201, body: JSON.stringify({ body: event.body, length: event.body?.length }) }),
+    'repositories/list-repositories': async () => ({
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: '[]',
+      cookies: ['a=1', 'b=2'],
+    }),
+    'repositories/create-repository': async (event) => ({
+      statusCode: 201,
+      body: JSON.stringify({ body: event.body, length: event.body?.length }),
+    }),
     'repositories/get-repository': async () => {
       throw new Error('secret internals');
     },
@@ -241,7 +291,8 @@ describe('createGateway (stub handlers on a loopback server)', () => {
   const verifier: TokenVerifier = {
     issuer: 'urn:test',
     audience: 'test',
-    verify: async (token) => (token === 'good' ? { ok: true, claims: { sub: 'alice', exp: 1 } } : { ok: false, reason: 'the token is malformed' }),
+    verify: async (token) =>
+      token === 'good' ? { ok: true, claims: { sub: 'alice', exp: 1 } } : { ok: false, reason: 'the token is malformed' },
   };
   let server: Server;
   let base: string;
@@ -277,7 +328,12 @@ describe('createGateway (stub handlers on a loopback server)', () => {
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(res.headers.get('www-authenticate')).toBe('Bearer');
-    expect(await res.json()).toMatchObject({ type: 'urn:problem-type:documents:unauthorized', title: 'Unauthorized', status: 401, detail: expect.any(String) });
+    expect(await res.json()).toMatchObject({
+      type: 'urn:problem-type:documents:unauthorized',
+      title: 'Unauthorized',
+      status: 401,
+      detail: expect.any(String),
+    });
     expect(calls).toHaveLength(0);
   });
 
@@ -317,12 +373,20 @@ describe('createGateway (stub handlers on a loopback server)', () => {
   });
 
   it('passes the body through, and answers 413 past the limit without calling the handler', async () => {
-    const ok = await fetch(base + '/', { method: 'POST', headers: { authorization: 'Bearer good', 'content-type': 'application/json' }, body: 'x'.repeat(1024) });
+    const ok = await fetch(`${base}/`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer good', 'content-type': 'application/json' },
+      body: 'x'.repeat(1024),
+    });
     expect(ok.status).toBe(201);
     expect(((await ok.json()) as { length: number }).length).toBe(1024);
 
     calls.length = 0;
-    const big = await fetch(base + '/', { method: 'POST', headers: { authorization: 'Bearer good', 'content-type': 'application/json' }, body: 'x'.repeat(1025) });
+    const big = await fetch(`${base}/`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer good', 'content-type': 'application/json' },
+      body: 'x'.repeat(1025),
+    });
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ type: 'urn:problem-type:documents:payload-too-large', status: 413 });
     expect(calls).toHaveLength(0);
@@ -334,7 +398,12 @@ describe('createGateway (stub handlers on a loopback server)', () => {
         controller.close();
       },
     });
-    const chunked = await fetch(base + '/', { method: 'POST', headers: { authorization: 'Bearer good' }, body: stream, duplex: 'half' } as RequestInit);
+    const chunked = await fetch(`${base}/`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer good' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
     expect(chunked.status).toBe(413);
   });
 
@@ -342,7 +411,7 @@ describe('createGateway (stub handlers on a loopback server)', () => {
     const send = (length: number) =>
       new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
         let continued = false;
-        const req = httpRequest(base + '/', {
+        const req = httpRequest(`${base}/`, {
           method: 'POST',
           headers: { authorization: 'Bearer good', 'content-type': 'application/json', 'content-length': length, expect: '100-continue' },
         });
@@ -373,7 +442,7 @@ describe('createGateway (stub handlers on a loopback server)', () => {
   });
 
   it('sends no body with a 204', async () => {
-    const res = await fetch(base + '/document/d1', { method: 'DELETE', headers: { authorization: 'Bearer good' } });
+    const res = await fetch(`${base}/document/d1`, { method: 'DELETE', headers: { authorization: 'Bearer good' } });
     expect(res.status).toBe(204);
     expect(await res.text()).toBe('');
   });

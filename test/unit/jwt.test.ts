@@ -1,9 +1,9 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT, exportSPKI, generateKeyPair, importJWK, decodeJwt, decodeProtectedHeader, type CryptoKey } from 'jose';
+import { type CryptoKey, decodeJwt, decodeProtectedHeader, exportSPKI, generateKeyPair, importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalIssuer, toAuthorizerJwt, verifierFromEnv, type LocalIssuer } from '../../lib/local/jwt';
+import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalIssuer, loadLocalIssuer, toAuthorizerJwt, verifierFromEnv } from '#lib/local/jwt';
 
 let dataDir: string;
 let issuer: LocalIssuer;
@@ -92,7 +92,10 @@ describe('verify', () => {
   it('rejects an unknown kid, a missing kid, and a foreign key under our kid', async () => {
     const { privateKey } = await generateKeyPair('RS256');
     const sign = (header: { alg: string; kid?: string }) =>
-      new SignJWT({ sub: 'alice', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE }).setProtectedHeader(header).setExpirationTime('10m').sign(privateKey);
+      new SignJWT({ sub: 'alice', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE })
+        .setProtectedHeader(header)
+        .setExpirationTime('10m')
+        .sign(privateKey);
     await expectRejected(await sign({ alg: 'RS256', kid: 'some-other-key' }), /kid/);
     await expectRejected(await sign({ alg: 'RS256' }), /kid/);
     await expectRejected(await sign({ alg: 'RS256', kid: issuer.jwks.keys[0]!.kid! }), /signature/);

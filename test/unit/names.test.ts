@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nameKey, nameLength, nameProblem, normalizeName } from '../../functions/core/names';
+import { nameKey, nameLength, nameProblem, normalizeName } from '#core/names';
 
 describe('names', () => {
   it('stores names trimmed and in NFC', () => {

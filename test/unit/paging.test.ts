@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decodePageToken, encodePageToken } from '../../functions/core/paging';
-import { HttpError } from '../../functions/core/errors';
+import { HttpError } from '#core/errors';
+import { decodePageToken, encodePageToken } from '#core/paging';
 
 beforeAll(() => {
   process.env.PAGING_TOKEN_SECRET = 'unit-test-secret';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkPrecondition, isConditional, parseIfMatch } from '../../functions/core/preconditions';
-import { statusOf } from '../support/errors';
-
+import { checkPrecondition, isConditional, parseIfMatch } from '#core/preconditions';
+import { statusOf } from '#test/support/errors';
 
 describe('If-Match', () => {
   it('parses strong tags, lists and *', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { validateInput } from '../../functions/core/http/validation';
-import { HttpError } from '../../functions/core/errors';
-import { createDocumentBody, idParams, MAX_CONTENT_BYTES, pageQuery, updateDocumentBody } from '../../functions/core/schemas';
+import { HttpError } from '#core/errors';
+import { validateInput } from '#core/http/validation';
+import { createDocumentBody, idParams, MAX_CONTENT_BYTES, pageQuery, updateDocumentBody } from '#core/schemas';
 
 function failure(run: () => unknown): HttpError {
   try {
@@ -29,10 +29,14 @@ describe('request validation', () => {
 
   it('answers 413, not 400, for content over 256 KiB of UTF-8', () => {
     const content = 'é'.repeat(MAX_CONTENT_BYTES / 2 + 1); // 2 bytes each
-    const error = failure(() => validateInput({ body: createDocumentBody }, { params: {}, query: {}, body: { folderId: 'f', name: 'n', content } }));
+    const error = failure(() =>
+      validateInput({ body: createDocumentBody }, { params: {}, query: {}, body: { folderId: 'f', name: 'n', content } }),
+    );
     expect(error.status).toBe(413);
     const exact = 'a'.repeat(MAX_CONTENT_BYTES);
-    expect(() => validateInput({ body: createDocumentBody }, { params: {}, query: {}, body: { folderId: 'f', name: 'n', content: exact } })).not.toThrow();
+    expect(() =>
+      validateInput({ body: createDocumentBody }, { params: {}, query: {}, body: { folderId: 'f', name: 'n', content: exact } }),
+    ).not.toThrow();
   });
 
   it('accepts only decimal page sizes from 1 to 100', () => {
@@ -44,7 +48,9 @@ describe('request validation', () => {
   });
 
   it('validates ids and media types', () => {
-    expect(failure(() => validateInput({ params: idParams }, { params: { id: 'x'.repeat(65) }, query: {}, body: undefined })).status).toBe(400);
+    expect(failure(() => validateInput({ params: idParams }, { params: { id: 'x'.repeat(65) }, query: {}, body: undefined })).status).toBe(
+      400,
+    );
     const update = (contentType: string) =>
       validateInput({ body: updateDocumentBody }, { params: {}, query: {}, body: { id: 'd1', contentType } });
     expect(() => update('text/markdown; charset="utf-8"')).not.toThrow();

@@ -6,20 +6,16 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import type {
-  Context,
-  APIGatewayProxyEventV2WithJWTAuthorizer as Event,
-  APIGatewayProxyStructuredResultV2 as Result,
-} from 'aws-lambda';
+import type { Context, APIGatewayProxyEventV2WithJWTAuthorizer as Event, APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { callerOf } from '../auth';
-import { HttpError, problemResponse, toHttpError } from '../errors';
-import { logger } from '../logger';
-import { currentMetrics, measured } from '../store/metrics';
-import type { Caller } from '../types';
+import { callerOf } from '#core/auth';
+import { HttpError, problemResponse, toHttpError } from '#core/errors';
+import { logger } from '#core/logger';
+import { currentMetrics, measured } from '#core/store/metrics';
+import type { Caller } from '#core/types';
 import { requestGuards } from './request-guards';
 import type { EndpointResponse } from './responses';
-import { validateInput, type InputSchemas } from './validation';
+import { type InputSchemas, validateInput } from './validation';
 
 type Infer<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
@@ -82,10 +78,7 @@ const jsonParserOptions: Parameters<typeof httpJsonBodyParser>[0] & { disableCon
   disableContentTypeCheck: true,
 };
 
-export function endpoint<S extends InputSchemas>(
-  schemas: S,
-  run: (request: EndpointRequest<S>) => Promise<EndpointResponse>,
-) {
+export function endpoint<S extends InputSchemas>(schemas: S, run: (request: EndpointRequest<S>) => Promise<EndpointResponse>) {
   const stack = middy<Event, Result>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(accessLog())

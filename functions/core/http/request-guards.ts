@@ -5,7 +5,7 @@
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { HttpError } from '../errors';
+import { HttpError } from '#core/errors';
 
 export const MAX_BODY_BYTES = 512 * 1024;
 

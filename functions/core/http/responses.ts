@@ -1,5 +1,5 @@
 /** Success responses: JSON bodies, `Location` on 201, `ETag` on documents. */
-import type { Document, DocumentSummary } from '../types';
+import type { Document, DocumentSummary } from '#core/types';
 
 export interface EndpointResponse {
   status: number;

@@ -3,8 +3,8 @@
  * schemas (core/schemas.ts), collecting every problem into one 400 with `errors[]`.
  */
 import * as z from 'zod/mini';
-import { HttpError, validationError, type FieldError } from '../errors';
-import { PAYLOAD_TOO_LARGE } from '../schemas';
+import { type FieldError, HttpError, validationError } from '#core/errors';
+import { PAYLOAD_TOO_LARGE } from '#core/schemas';
 
 /** Any zod schema (classic or mini): the endpoint only parses with it. */
 export type Schema = z.core.$ZodType;

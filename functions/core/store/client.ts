@@ -13,7 +13,7 @@ import {
   TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { unavailable } from '../errors';
+import { unavailable } from '#core/errors';
 import type { Key } from './keys';
 import { recordRequest } from './metrics';
 
@@ -93,7 +93,7 @@ export function db(): DynamoDb {
   if (client) return client;
   client = createDynamoDb(
     new DynamoDBClient({
-      endpoint: process.env['DYNAMODB_ENDPOINT'] || undefined,
+      endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
       maxAttempts: 3,
       // Answer 503 well before API Gateway's 30 s limit when the database does not answer.
       requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
@@ -101,10 +101,10 @@ export function db(): DynamoDb {
   );
   // Every request reports its consumed capacity, for the per-request access log.
   client.use(async (call, next) => {
-    call.input['ReturnConsumedCapacity'] = 'TOTAL';
+    call.input.ReturnConsumedCapacity = 'TOTAL';
     try {
       const output = await next();
-      recordRequest(call.operation, output['ConsumedCapacity']);
+      recordRequest(call.operation, output.ConsumedCapacity);
       return output;
     } catch (error) {
       recordRequest(call.operation, undefined);
@@ -157,7 +157,7 @@ export interface QueryInput {
 /** One page of a partition, strongly consistent, in sort-key order. */
 export async function queryPage(input: QueryInput): Promise<{ items: Item[]; lastKey?: Item }> {
   const result = await db().send('Query', { ...input, TableName: tableName(), ConsistentRead: true });
-  return { items: (result['Items'] ?? []) as Item[], lastKey: result['LastEvaluatedKey'] as Item | undefined };
+  return { items: (result.Items ?? []) as Item[], lastKey: result.LastEvaluatedKey as Item | undefined };
 }
 
 /**

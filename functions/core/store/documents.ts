@@ -2,16 +2,16 @@
  * Documents. A document is two items written together: the document with its content
  * (keyed by id, for reads) and its entry in the folder (without content, for lists).
  */
-import { authorize } from '../auth';
-import { conflict, invalidField, notFound } from '../errors';
-import { newId, now } from '../ids';
-import { nameKey } from '../names';
-import { checkPrecondition, type Precondition } from '../preconditions';
-import type { Caller, Document } from '../types';
-import { check, ConditionFailed, getItems, idIs, itemIsAbsent, optimistically, put, remove, transactWrite, versionIs } from './client';
+import { authorize } from '#core/auth';
+import { conflict, invalidField, notFound } from '#core/errors';
+import { newId, now } from '#core/ids';
+import { nameKey } from '#core/names';
+import { checkPrecondition, type Precondition } from '#core/preconditions';
+import type { Caller, Document } from '#core/types';
+import { ConditionFailed, check, getItems, idIs, itemIsAbsent, optimistically, put, remove, transactWrite, versionIs } from './client';
 import { intoFolder, nameClash, whyRefused } from './folders';
 import { accessKey, documentKey, entryKey, folderKey } from './keys';
-import { roleIn, toDocument, toDocumentSummary, type StoredDocument } from './records';
+import { roleIn, type StoredDocument, toDocument, toDocumentSummary } from './records';
 
 /** The two items of a document, as a transaction writes them (and the benchmarks seed them). */
 export function documentItems(document: Document) {
@@ -97,11 +97,7 @@ export interface DocumentUpdate {
 
 export function updateDocument(caller: Caller, changes: DocumentUpdate, precondition: Precondition): Promise<Document> {
   return optimistically(async () => {
-    const { item: current, role, lookup } = await readDocument(
-      caller,
-      changes.id,
-      changes.folderId ? [folderKey(changes.folderId)] : [],
-    );
+    const { item: current, role, lookup } = await readDocument(caller, changes.id, changes.folderId ? [folderKey(changes.folderId)] : []);
     authorize(role, 'write', 'Document');
     const stored = current!;
     checkPrecondition(precondition, stored.version);

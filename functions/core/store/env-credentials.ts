@@ -17,11 +17,11 @@ export interface Credentials {
 
 /** The same variables, read the same way, as the SDK's `fromEnv` (first in its default chain). */
 export const defaultProvider = () => async (): Promise<Credentials> => {
-  const accessKeyId = process.env['AWS_ACCESS_KEY_ID'];
-  const secretAccessKey = process.env['AWS_SECRET_ACCESS_KEY'];
+  const accessKeyId = process.env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = process.env.AWS_SECRET_ACCESS_KEY;
   if (!accessKeyId || !secretAccessKey) {
     throw new Error('No AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set (Lambda sets them).');
   }
-  const sessionToken = process.env['AWS_SESSION_TOKEN'];
+  const sessionToken = process.env.AWS_SESSION_TOKEN;
   return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
 };

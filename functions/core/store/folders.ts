@@ -1,12 +1,12 @@
 /** Folders: read, create under a parent, and list a folder's sub folders or documents. */
-import { authorize, writerRoles } from '../auth';
-import { conflict, notFound } from '../errors';
-import { newFolderId, now, repositoryOfFolder } from '../ids';
-import { nameKey } from '../names';
-import type { PageQuery } from '../schemas';
-import type { Caller, DocumentSummary, Folder, Page, Role } from '../types';
-import { attributeIn, attributeIs, check, ConditionFailed, getItems, itemIsAbsent, optimistically, put, transactWrite } from './client';
-import { accessKey, entryKey, entryPrefix, folderKey, folderPartition, roleAttribute, type EntryKind } from './keys';
+import { authorize, writerRoles } from '#core/auth';
+import { conflict, notFound } from '#core/errors';
+import { newFolderId, now, repositoryOfFolder } from '#core/ids';
+import { nameKey } from '#core/names';
+import type { PageQuery } from '#core/schemas';
+import type { Caller, DocumentSummary, Folder, Page, Role } from '#core/types';
+import { attributeIn, attributeIs, ConditionFailed, check, getItems, itemIsAbsent, optimistically, put, transactWrite } from './client';
+import { accessKey, type EntryKind, entryKey, entryPrefix, folderKey, folderPartition, roleAttribute } from './keys';
 import { pageRequest, readPage } from './pages';
 import { roleIn, toDocumentSummary, toFolder } from './records';
 
@@ -58,7 +58,7 @@ export function intoFolder(caller: Caller, folderId: string) {
 export function whyRefused(error: ConditionFailed, repositoryId: string): void {
   if (error.failed.has('folder')) throw notFound('Folder');
   if (error.failed.has('access')) {
-    const role = error.items['access']?.[roleAttribute(repositoryId)] as Role | undefined;
+    const role = error.items.access?.[roleAttribute(repositoryId)] as Role | undefined;
     authorize(role, 'write', 'Folder');
   }
 }

@@ -3,9 +3,9 @@
  * whatever the list's size. Asks for one item more than the page to know whether another
  * page follows, so the last page never carries a token to an empty one.
  */
-import { decodePageToken, encodePageToken } from '../paging';
-import type { PageQuery } from '../schemas';
-import { queryPage, type Item } from './client';
+import { decodePageToken, encodePageToken } from '#core/paging';
+import type { PageQuery } from '#core/schemas';
+import { type Item, queryPage } from './client';
 
 export interface PageRequest {
   /** Identifies the list inside paging tokens. */

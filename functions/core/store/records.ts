@@ -2,9 +2,9 @@
  * What the store keeps in an item besides the resource itself, and the mapping back to the
  * API's resources. Items carry their keys and the name key; responses never do.
  */
-import type { Document, DocumentSummary, Folder, Repository, Role } from '../types';
-import { accessKey, roleAttribute } from './keys';
+import type { Document, DocumentSummary, Folder, Repository, Role } from '#core/types';
 import type { Item } from './client';
+import { accessKey, roleAttribute } from './keys';
 
 export type StoredDocument = Document & { nameKey: string };
 
@@ -33,17 +33,17 @@ export const toFolder = (item: Item): Folder => ({
 export const toDocumentSummary = (record: object): DocumentSummary => {
   const item = record as Item;
   return {
-  id: item.id as string,
-  repositoryId: item.repositoryId as string,
-  folderId: item.folderId as string,
-  name: item.name as string,
-  contentType: item.contentType as string,
-  size: item.size as number,
-  version: item.version as number,
-  createdAt: item.createdAt as string,
-  createdBy: item.createdBy as string,
-  updatedAt: item.updatedAt as string,
-  updatedBy: item.updatedBy as string,
+    id: item.id as string,
+    repositoryId: item.repositoryId as string,
+    folderId: item.folderId as string,
+    name: item.name as string,
+    contentType: item.contentType as string,
+    size: item.size as number,
+    version: item.version as number,
+    createdAt: item.createdAt as string,
+    createdBy: item.createdBy as string,
+    updatedAt: item.updatedAt as string,
+    updatedBy: item.updatedBy as string,
   };
 };
 

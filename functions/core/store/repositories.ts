@@ -1,10 +1,10 @@
 /** Repositories: create (with root folder and owner membership), read, list the caller's. */
-import { authorize } from '../auth';
-import { newId, now } from '../ids';
-import { nameKey } from '../names';
-import type { PageQuery } from '../schemas';
-import { notFound } from '../errors';
-import type { Caller, Folder, Page, Repository, Role } from '../types';
+import { authorize } from '#core/auth';
+import { notFound } from '#core/errors';
+import { newId, now } from '#core/ids';
+import { nameKey } from '#core/names';
+import type { PageQuery } from '#core/schemas';
+import type { Caller, Folder, Page, Repository, Role } from '#core/types';
 import { getItems, itemIsAbsent, optimistically, put, transactWrite, update } from './client';
 import { accessKey, folderKey, MEMBERSHIP_PREFIX, membershipKey, repositoryKey, roleAttribute, userPartition } from './keys';
 import { pageRequest, readPage } from './pages';
