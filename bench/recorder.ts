@@ -1,12 +1,12 @@
 /**
  * Records every request the service's DynamoDB client sends while recording is on: what it
  * was (to replay reads in the baseline), when it ran (round trips), what DynamoDB Local said
- * it consumed, and what AWS would bill for the items it touched (capacity-model.ts). Runs in
+ * it consumed, and what AWS would bill for the items it touched (test/support/item-size.ts). Runs in
  * the service process, on the handlers' own client.
  */
 import type { DynamoDb, Operation } from '#core/store/client';
 import { type ItemKind, type Key, kindOf } from '#core/store/keys';
-import { itemSize, readUnits, type StoredItem, transactionalWriteUnits } from './capacity-model';
+import { itemSize, readUnits, type StoredItem, transactionalWriteUnits } from '#test/support/item-size';
 
 /** One item a request read or wrote, and the units AWS bills for it. */
 export interface Touched {

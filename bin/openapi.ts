@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { clientTypesPath, openApiPath, renderClientTypes, renderOpenApi } from '#lib/openapi/generate';
 
-const document = renderOpenApi();
+const document = await renderOpenApi();
 await writeFile(openApiPath, document);
 await writeFile(clientTypesPath, await renderClientTypes(document));
 console.log(`wrote ${openApiPath} and ${clientTypesPath}`);

@@ -2,8 +2,11 @@
  * The route table: the one place a route is declared. The local API Gateway emulator
  * (lib/local) and the CDK stack both read it, so a route cannot exist in one and not the other.
  *
- * `handler` is the module under functions/ (without extension) that exports `handler`.
- * `dynamodb` lists the DynamoDB actions the handler needs: least-privilege IAM is built from it.
+ * A route holds what infrastructure needs: method, path, the module under functions/ (without
+ * extension) that exports `handler` and `operation`, the DynamoDB actions it needs (least-privilege
+ * IAM is built from them), whether it is public, and files it reads. Everything else about an
+ * endpoint (schemas, answers, errors, words for readers) is declared in its module, beside its
+ * code; CDK and the fallback function never load those modules.
  */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -50,6 +53,9 @@ const WRITE: readonly DynamoDbAction[] = [
   'dynamodb:ConditionCheckItem',
 ];
 
+/** Swagger UI's files, read at run time by the reference asset route (copied beside its bundle on AWS). */
+export const referenceAssetFiles = ['node_modules/swagger-ui-dist/swagger-ui-bundle.js', 'node_modules/swagger-ui-dist/swagger-ui.css'];
+
 export const routes: readonly Route[] = [
   { name: 'ListRepositories', method: 'GET', path: '/', handler: 'repositories/list-repositories', dynamodb: ['dynamodb:Query'] },
   {
@@ -70,16 +76,16 @@ export const routes: readonly Route[] = [
   { name: 'UpdateDocument', method: 'PUT', path: '/document', handler: 'documents/update-document', dynamodb: WRITE },
   { name: 'DeleteDocument', method: 'DELETE', path: '/document/{id}', handler: 'documents/delete-document', dynamodb: WRITE },
   // The API's own reference, public: the OpenAPI document and Swagger UI (docs/api-decisions.md).
-  { name: 'GetOpenApi', method: 'GET', path: '/openapi.json', handler: 'docs/get-openapi', dynamodb: [], public: true },
-  { name: 'GetDocsPage', method: 'GET', path: '/docs', handler: 'docs/get-docs-page', dynamodb: [], public: true },
+  { name: 'GetOpenApi', method: 'GET', path: '/openapi.json', handler: 'reference/get-openapi', dynamodb: [], public: true },
+  { name: 'GetDocsPage', method: 'GET', path: '/docs', handler: 'reference/get-docs-page', dynamodb: [], public: true },
   {
     name: 'GetDocsAsset',
     method: 'GET',
     path: '/docs/{asset}',
-    handler: 'docs/get-docs-asset',
+    handler: 'reference/get-docs-asset',
     dynamodb: [],
     public: true,
-    files: ['node_modules/swagger-ui-dist/swagger-ui-bundle.js', 'node_modules/swagger-ui-dist/swagger-ui.css'],
+    files: referenceAssetFiles,
   },
 ];
 

@@ -4,7 +4,7 @@
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { forbidden, HttpError, notFound } from './errors';
-import type { Caller, Role } from './types';
+import type { Caller, Role } from './resources';
 
 /** OpenID Connect Core §2: `sub` MUST NOT exceed 255 ASCII characters. */
 const MAX_SUBJECT_LENGTH = 255;

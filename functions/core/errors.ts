@@ -18,7 +18,8 @@ export type ProblemKind =
   | 'unavailable'
   | 'internal';
 
-const problems: Record<ProblemKind, { status: number; title: string }> = {
+/** Status and title of every kind of error: the one place a status code is decided. */
+export const problems: Readonly<Record<ProblemKind, { status: number; title: string }>> = {
   'validation-error': { status: 400, title: 'Invalid request' },
   'malformed-json': { status: 400, title: 'Malformed JSON' },
   unauthorized: { status: 401, title: 'Unauthorized' },

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
+/** Every id the API takes or gives (API.md §1): opaque, URL-safe. */
+export const ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+
 /** A new service-made id: 128 random bits, 22 URL-safe characters. Repositories get these. */
 export const newId = () => randomBytes(16).toString('base64url');
 const ID_LENGTH = 22;

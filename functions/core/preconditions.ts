@@ -38,8 +38,3 @@ export function checkPrecondition(precondition: Precondition, storedVersion: num
     throw preconditionFailed(`version ${precondition.version} does not match the stored version ${storedVersion}.`);
   }
 }
-
-/** True when the write must apply only to the version that was read. */
-export function isConditional(precondition: Precondition): boolean {
-  return precondition.ifMatch !== undefined || precondition.version !== undefined;
-}

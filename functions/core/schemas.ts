@@ -12,6 +12,7 @@
  * next to the function, for the OpenAPI document; test/contract proves the two agree.
  */
 import * as z from 'zod/mini';
+import { ID_PATTERN } from './ids';
 import { MAX_NAME_LENGTH, nameProblem, normalizeName } from './names';
 
 export const MAX_CONTENT_BYTES = 256 * 1024;
@@ -21,7 +22,6 @@ export const DEFAULT_CONTENT_TYPE = 'text/plain; charset=utf-8';
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
 export const MAX_PAGE_TOKEN_LENGTH = 2048;
-export const ID_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 
 /** Marks an issue that is a 413 rather than a 400 (content over its byte limit). */
 export const PAYLOAD_TOO_LARGE = { status: 413 } as const;
@@ -185,4 +185,3 @@ export const updateDocumentBody = z.strictObject(
   },
   body,
 );
-export type DocumentChanges = z.infer<typeof updateDocumentBody>;

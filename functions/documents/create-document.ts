@@ -1,9 +1,22 @@
 /** POST /document — a document in `folderId`, optionally with a client-chosen id. */
 import { endpoint } from '#core/http/endpoint';
-import { documentResponse } from '#core/http/responses';
+import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { createDocumentBody } from '#core/schemas';
 import { createDocument } from '#core/store/documents';
 
-export const handler = endpoint({ body: createDocumentBody }, async ({ caller, body }) =>
-  documentResponse(await createDocument(caller, body), 201),
-);
+export const operation = {
+  tag: 'Documents',
+  summary: 'Create a document',
+  description:
+    'A document in `folderId`. `content` defaults to `""`, `contentType` to `text/plain; charset=utf-8`. ' +
+    'An `id` may be supplied; one that exists is 409. Needs the `owner` or `editor` role.',
+  body: createDocumentBody,
+  success: { status: 201, description: 'The new document (version 1).', body: 'Document', location: '/document/{id}', etag: true },
+  errors: {
+    'not-found': notVisible('folder'),
+    forbidden: readOnly,
+    conflict: 'The folder already has a folder or document of that name, or a document with that `id` exists.',
+  },
+} as const satisfies Operation;
+
+export const handler = endpoint(operation, ({ caller, body }) => createDocument(caller, body));

@@ -1,7 +1,15 @@
 /** GET /document/{id} — one document with its content and ETag. */
 import { endpoint } from '#core/http/endpoint';
-import { documentResponse } from '#core/http/responses';
+import { notVisible, type Operation } from '#core/http/operation';
 import { idParams } from '#core/schemas';
 import { getDocument } from '#core/store/documents';
 
-export const handler = endpoint({ params: idParams }, async ({ caller, params }) => documentResponse(await getDocument(caller, params.id)));
+export const operation = {
+  tag: 'Documents',
+  summary: 'Get a document',
+  params: idParams,
+  success: { status: 200, description: 'The document, with its content.', body: 'Document', etag: true },
+  errors: { 'not-found': notVisible('document') },
+} as const satisfies Operation;
+
+export const handler = endpoint(operation, ({ caller, params }) => getDocument(caller, params.id));

@@ -1,12 +1,26 @@
 /** PUT /document — change some fields of a document, or move it; guarded by If-Match / version. */
 import { endpoint } from '#core/http/endpoint';
-import { documentResponse } from '#core/http/responses';
-import { parseIfMatch } from '#core/preconditions';
+import { type Operation, readOnly } from '#core/http/operation';
 import { updateDocumentBody } from '#core/schemas';
 import { updateDocument } from '#core/store/documents';
 
-export const handler = endpoint({ body: updateDocumentBody }, async ({ caller, body, headers }) => {
-  const { version, ...changes } = body;
-  const ifMatch = parseIfMatch(headers['if-match']);
-  return documentResponse(await updateDocument(caller, changes, { ifMatch, version }));
-});
+export const operation = {
+  tag: 'Documents',
+  summary: 'Update or move a document',
+  description:
+    'Changes the fields sent; the others keep their value. `folderId` moves it to another folder of the same ' +
+    'repository. Every update adds 1 to `version`. With `If-Match` or `version`, it applies only to that version.',
+  body: updateDocumentBody,
+  ifMatch: true,
+  success: { status: 200, description: 'The updated document.', body: 'Document', etag: true },
+  errors: {
+    'not-found': 'No such document or target folder, or you are not a member of its repository.',
+    forbidden: readOnly,
+    conflict: 'The target folder already has a folder or document of that name.',
+    'precondition-failed': 'The stored version is not the one in `If-Match` or `version`; nothing changed.',
+  },
+} as const satisfies Operation;
+
+export const handler = endpoint(operation, ({ caller, body: { version: _, ...changes }, precondition }) =>
+  updateDocument(caller, changes, precondition),
+);

@@ -1,7 +1,15 @@
 /** GET /folder/{id} — one folder. */
 import { endpoint } from '#core/http/endpoint';
-import { ok } from '#core/http/responses';
+import { notVisible, type Operation } from '#core/http/operation';
 import { idParams } from '#core/schemas';
 import { getFolder } from '#core/store/folders';
 
-export const handler = endpoint({ params: idParams }, async ({ caller, params }) => ok(await getFolder(caller, params.id)));
+export const operation = {
+  tag: 'Folders',
+  summary: 'Get a folder',
+  params: idParams,
+  success: { status: 200, description: 'The folder.', body: 'Folder' },
+  errors: { 'not-found': notVisible('folder') },
+} as const satisfies Operation;
+
+export const handler = endpoint(operation, ({ caller, params }) => getFolder(caller, params.id));

@@ -1,9 +1,17 @@
 /** GET /folder/{id}/documents — the documents directly in the folder, by name, without content. */
 import { endpoint } from '#core/http/endpoint';
-import { ok } from '#core/http/responses';
+import { notVisible, type Operation } from '#core/http/operation';
 import { idParams, pageQuery } from '#core/schemas';
 import { listDocuments } from '#core/store/folders';
 
-export const handler = endpoint({ params: idParams, query: pageQuery }, async ({ caller, params, query }) =>
-  ok(await listDocuments(caller, params.id, query)),
-);
+export const operation = {
+  tag: 'Folders',
+  summary: "List a folder's documents",
+  description: 'Documents directly in the folder, by name, case-insensitively; without `content`.',
+  params: idParams,
+  query: pageQuery,
+  success: { status: 200, description: 'A page of documents, without their content.', body: 'DocumentList' },
+  errors: { 'not-found': notVisible('folder') },
+} as const satisfies Operation;
+
+export const handler = endpoint(operation, ({ caller, params, query }) => listDocuments(caller, params.id, query));

@@ -1,9 +1,17 @@
 /** GET /folder/{id}/folders — the folder's direct sub folders, by name. */
 import { endpoint } from '#core/http/endpoint';
-import { ok } from '#core/http/responses';
+import { notVisible, type Operation } from '#core/http/operation';
 import { idParams, pageQuery } from '#core/schemas';
 import { listFolders } from '#core/store/folders';
 
-export const handler = endpoint({ params: idParams, query: pageQuery }, async ({ caller, params, query }) =>
-  ok(await listFolders(caller, params.id, query)),
-);
+export const operation = {
+  tag: 'Folders',
+  summary: "List a folder's sub folders",
+  description: 'Direct sub folders only, by name, case-insensitively.',
+  params: idParams,
+  query: pageQuery,
+  success: { status: 200, description: 'A page of folders.', body: 'FolderList' },
+  errors: { 'not-found': notVisible('folder') },
+} as const satisfies Operation;
+
+export const handler = endpoint(operation, ({ caller, params, query }) => listFolders(caller, params.id, query));

@@ -1,10 +1,15 @@
 /** POST / — a repository with its root folder; the caller becomes its owner. */
 import { endpoint } from '#core/http/endpoint';
-import { created } from '#core/http/responses';
+import type { Operation } from '#core/http/operation';
 import { createRepositoryBody } from '#core/schemas';
 import { createRepository } from '#core/store/repositories';
 
-export const handler = endpoint({ body: createRepositoryBody }, async ({ caller, body }) => {
-  const repository = await createRepository(caller, body);
-  return created(`/${repository.id}`, repository);
-});
+export const operation = {
+  tag: 'Repositories',
+  summary: 'Create a repository',
+  description: 'Creates the repository, its root folder and your `owner` membership in one transaction.',
+  body: createRepositoryBody,
+  success: { status: 201, description: 'The new repository.', body: 'Repository', location: '/{id}' },
+} as const satisfies Operation;
+
+export const handler = endpoint(operation, ({ caller, body }) => createRepository(caller, body));

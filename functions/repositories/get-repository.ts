@@ -1,7 +1,15 @@
 /** GET /{id} — one repository, with the caller's role. */
 import { endpoint } from '#core/http/endpoint';
-import { ok } from '#core/http/responses';
+import { notVisible, type Operation } from '#core/http/operation';
 import { idParams } from '#core/schemas';
 import { getRepository } from '#core/store/repositories';
 
-export const handler = endpoint({ params: idParams }, async ({ caller, params }) => ok(await getRepository(caller, params.id)));
+export const operation = {
+  tag: 'Repositories',
+  summary: 'Get a repository',
+  params: idParams,
+  success: { status: 200, description: 'The repository, with your role in it.', body: 'Repository' },
+  errors: { 'not-found': notVisible('repository') },
+} as const satisfies Operation;
+
+export const handler = endpoint(operation, ({ caller, params }) => getRepository(caller, params.id));

@@ -1,7 +1,15 @@
 /** GET /{id}/folder — the repository's root folder. */
 import { endpoint } from '#core/http/endpoint';
-import { ok } from '#core/http/responses';
+import { notVisible, type Operation } from '#core/http/operation';
 import { idParams } from '#core/schemas';
 import { getRootFolder } from '#core/store/folders';
 
-export const handler = endpoint({ params: idParams }, async ({ caller, params }) => ok(await getRootFolder(caller, params.id)));
+export const operation = {
+  tag: 'Repositories',
+  summary: "Get a repository's root folder",
+  params: idParams,
+  success: { status: 200, description: 'The root folder (`parentId` is `null`).', body: 'Folder' },
+  errors: { 'not-found': notVisible('repository') },
+} as const satisfies Operation;
+
+export const handler = endpoint(operation, ({ caller, params }) => getRootFolder(caller, params.id));

@@ -1,7 +1,15 @@
 /** GET / — the repositories the caller is a member of. */
 import { endpoint } from '#core/http/endpoint';
-import { ok } from '#core/http/responses';
+import type { Operation } from '#core/http/operation';
 import { pageQuery } from '#core/schemas';
 import { listRepositories } from '#core/store/repositories';
 
-export const handler = endpoint({ query: pageQuery }, async ({ caller, query }) => ok(await listRepositories(caller, query)));
+export const operation = {
+  tag: 'Repositories',
+  summary: 'List your repositories',
+  description: 'The repositories you are a member of, with your role in each, by name.',
+  query: pageQuery,
+  success: { status: 200, description: 'A page of repositories.', body: 'RepositoryList' },
+} as const satisfies Operation;
+
+export const handler = endpoint(operation, ({ caller, query }) => listRepositories(caller, query));

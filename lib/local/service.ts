@@ -7,7 +7,7 @@ import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { routes } from '#functions/routes';
+import { referenceAssetFiles } from '#functions/routes';
 import { defaultTableName } from '#lib/table';
 import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type Gateway, type GatewayOptions, problem } from './gateway';
@@ -151,8 +151,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
 
 /** The one folder holding the docs asset route's `files` (swagger-ui-dist). */
 function docsAssetsDir(): string {
-  const files = routes.find((route) => route.name === 'GetDocsAsset')?.files ?? [];
-  const dirs = new Set(files.map((file) => dirname(join(projectRoot, file))));
+  const dirs = new Set(referenceAssetFiles.map((file) => dirname(join(projectRoot, file))));
   if (dirs.size !== 1) throw new Error(`The docs assets must share one folder; the route table lists ${[...dirs].join(', ') || 'none'}.`);
   return [...dirs][0]!;
 }

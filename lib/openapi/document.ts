@@ -1,33 +1,57 @@
 /**
- * Builds the OpenAPI 3.1 document from the route table (functions/routes.ts), the request
- * schemas the handlers validate with (functions/core/schemas.ts), the response schemas
- * (./resources.ts) and the error catalogue (functions/core/errors.ts). Nothing here is
- * written by hand twice: `npm run openapi` writes the result to openapi.json, and a test
- * fails when the committed file differs from what this builds.
+ * Builds the OpenAPI 3.1 document from the route table (functions/routes.ts), the operation
+ * each handler module declares beside its code (request schemas, success, its own errors,
+ * words for readers), the response schemas (functions/core/resources.ts) and the error
+ * catalogue (functions/core/errors.ts). Nothing here is written by hand twice: `npm run
+ * openapi` writes the result to openapi.json, and a test fails when the committed file
+ * differs from what this builds.
  *
  * Never imported by a handler: the generator stays out of every Lambda bundle.
  */
+import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
-import type { ProblemKind } from '#core/errors';
+import { type ProblemKind, problems } from '#core/errors';
+import type { JsonSuccess, Operation, Tag } from '#core/http/operation';
 import { MAX_BODY_BYTES } from '#core/http/request-guards';
+import { ID_PATTERN } from '#core/ids';
+import { problemSchema, resources } from '#core/resources';
 import { type Route, routes } from '#functions/routes';
+import { handlerEntry } from '#lib/bundling';
 import packageJson from '../../package.json' with { type: 'json' };
-import { type OperationSpec, operations, type Tag, tags } from './operations';
-import {
-  documentListSchema,
-  documentSchema,
-  documentSummarySchema,
-  folderListSchema,
-  folderSchema,
-  gatewayMessageSchema,
-  problemInfo,
-  problemKinds,
-  problemSchema,
-  repositoryListSchema,
-  repositorySchema,
-} from './resources';
 
 type Json = Record<string, unknown>;
+
+/** Each route's operation, read from its handler module (the route table names the module). */
+export type Operations = ReadonlyMap<string, Operation>;
+
+export async function loadOperations(): Promise<Operations> {
+  const loaded = new Map<string, Operation>();
+  for (const route of routes) {
+    const module = (await import(pathToFileURL(handlerEntry(route.handler)).href)) as { operation?: Operation; handler?: unknown };
+    if (!module.operation || typeof module.handler !== 'function') {
+      throw new Error(`functions/${route.handler}.ts must export \`operation\` and \`handler\` (route ${route.name})`);
+    }
+    loaded.set(route.name, module.operation);
+  }
+  return loaded;
+}
+
+const tags: Record<Tag, string> = {
+  Repositories: 'A repository holds folders and documents; each member has a role in it (`owner`, `editor`, `viewer`).',
+  Folders: 'Folders nest; a repository has one root folder. Lists are by name, case-insensitively, in pages.',
+  Documents: 'UTF-8 text documents, versioned for optimistic concurrency (`ETag` / `If-Match`).',
+  Documentation: 'This reference and the OpenAPI document it is made from. Public: no token.',
+};
+
+/** Every kind of problem, in the order of the catalogue. */
+const problemKinds = Object.keys(problems) as ProblemKind[];
+const problemInfo = (kind: ProblemKind) => problems[kind];
+
+/**
+ * What API Gateway itself answers on AWS before any handler runs (its JWT authorizer's 401,
+ * its throttling 429, its own 413, 500 and 503): `{"message": "..."}`, not problem+json.
+ */
+const gatewayMessageSchema = z.strictObject({ message: z.string().check(z.meta({ examples: ['Unauthorized'] })) });
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const responseRef = (name: string) => `#/components/responses/${name}`;
@@ -138,7 +162,7 @@ const statusOf = (response: ErrorResponse) => problemInfo(response.kinds[0]!).st
 const errorResponseNamed = (name: string) => errorResponses.find((r) => r.name === name)!;
 
 /** The error responses an operation can answer with, by status. */
-function operationErrors(route: Route, spec: OperationSpec): Record<string, Json> {
+function operationErrors(route: Route, spec: Operation): Record<string, Json> {
   const names: string[] = [];
   // What the schemas (or the If-Match parser) validate; the docs asset name is only looked up (404).
   const takesInput = spec.params || spec.query || spec.ifMatch;
@@ -200,33 +224,43 @@ function schemaParameters(parameters: Parameters, schema: z.core.$ZodObject, loc
   });
 }
 
-function successResponse(spec: OperationSpec): Json {
-  const { success } = spec;
-  const headers: Json = { 'Cache-Control': header(success.cacheControl === 'public' ? 'PublicCacheControl' : 'CacheControl') };
-  if (success.location) {
-    headers.Location = {
-      description: 'The path of the new resource.',
-      required: true,
-      schema: { type: 'string', pattern: success.location },
-    };
-  }
-  if (success.etag) headers.ETag = header('ETag');
-  if (success.contentSecurityPolicy) headers['Content-Security-Policy'] = header('ContentSecurityPolicy');
-  const response: Json = { description: success.description, headers };
-  const body = success.body;
-  if (body && 'schema' in body) response.content = { 'application/json': { schema: schemaRef(body.schema) } };
-  if (body && 'mediaTypes' in body) {
-    response.content = Object.fromEntries(
-      Object.entries(body.mediaTypes).map(([type, { description }]) => [
+/** `/document/{id}` → a pattern every such path matches. */
+const locationPattern = (template: string) => `^${template.replace(/\{\w+\}/g, ID_PATTERN.slice(1, -1))}$`;
+
+function successResponse({ success }: Operation): Json {
+  if ('mediaTypes' in success) {
+    const headers: Json = { 'Cache-Control': header('PublicCacheControl') };
+    if (success.contentSecurityPolicy) headers['Content-Security-Policy'] = header('ContentSecurityPolicy');
+    const content = Object.fromEntries(
+      Object.entries(success.mediaTypes).map(([type, { description }]) => [
         type,
         { schema: type === 'application/json' ? { type: 'object', ...(description ? { description } : {}) } : { type: 'string' } },
       ]),
     );
+    return { description: success.description, headers, content };
   }
+  return jsonSuccessResponse(success);
+}
+
+function jsonSuccessResponse(success: JsonSuccess): Json {
+  const headers: Json = { 'Cache-Control': header('CacheControl') };
+  if (success.location) {
+    headers.Location = {
+      description: 'The path of the new resource.',
+      required: true,
+      schema: { type: 'string', pattern: locationPattern(success.location) },
+    };
+  }
+  if (success.etag) headers.ETag = header('ETag');
+  const response: Json = { description: success.description, headers };
+  if (success.body) response.content = { 'application/json': { schema: schemaRef(success.body) } };
   return response;
 }
 
-function operation(route: Route, spec: OperationSpec, parameters: Parameters): Json {
+/** The request body's component: named after the route (`CreateDocument` → `CreateDocumentRequest`). */
+const requestBodyName = (route: Route) => `${route.name}Request`;
+
+function operation(route: Route, spec: Operation, parameters: Parameters): Json {
   const params: Json[] = [];
   if (spec.params) params.push(...schemaParameters(parameters, spec.params, 'path'));
   if (spec.pathParameter) {
@@ -242,7 +276,9 @@ function operation(route: Route, spec: OperationSpec, parameters: Parameters): J
     ...(spec.description ? { description: spec.description } : {}),
     ...(route.public ? { security: [] } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
-    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(spec.body.name) } } } } : {}),
+    ...(spec.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(requestBodyName(route)) } } } }
+      : {}),
     responses: { [String(spec.success.status)]: successResponse(spec), ...operationErrors(route, spec) },
   };
 }
@@ -268,7 +304,7 @@ function methodNotAllowed(): Json {
 /** `If-Match` as preconditions.ts parses it: `*`, or a comma-separated list of entity tags. */
 export const IF_MATCH_PATTERN = '^\\s*(?:\\*|(?:W/)?"[^",]*"(?:\\s*,\\s*(?:W/)?"[^",]*")*)\\s*$';
 
-const components = (parameters: Parameters) => ({
+const components = (parameters: Parameters, operations: Operations) => ({
   securitySchemes: {
     bearerAuth: {
       type: 'http',
@@ -329,13 +365,7 @@ const components = (parameters: Parameters) => ({
   schemas: {
     ...toComponents(
       {
-        Repository: repositorySchema,
-        Folder: folderSchema,
-        Document: documentSchema,
-        DocumentSummary: documentSummarySchema,
-        RepositoryList: repositoryListSchema,
-        FolderList: folderListSchema,
-        DocumentList: documentListSchema,
+        ...resources,
         ...Object.fromEntries(
           problemKinds.filter((kind) => kind !== 'method-not-allowed').map((kind) => [problemSchemaName(kind), problemSchema(kind)]),
         ),
@@ -344,7 +374,12 @@ const components = (parameters: Parameters) => ({
       'output',
     ),
     ...toComponents(
-      Object.fromEntries(Object.values(operations).flatMap((spec) => (spec.body ? [[spec.body.name, spec.body.schema]] : []))),
+      Object.fromEntries(
+        routes.flatMap((route) => {
+          const body = operations.get(route.name)?.body;
+          return body ? [[requestBodyName(route), body]] : [];
+        }),
+      ),
       'input',
     ),
   },
@@ -365,18 +400,15 @@ const description = `The HTTP contract of the documents service: repositories, f
 - **Unknown routes.** A path no operation has is 404; a known path with another method is 405 with \`Allow\`
   (\`x-default-route\`). Neither needs a token.`;
 
-export function buildOpenApiDocument(): Json {
-  const names = new Set(routes.map((r) => r.name));
-  for (const name of Object.keys(operations))
-    if (!names.has(name)) throw new Error(`lib/openapi/operations.ts describes ${name}, which no route has`);
+export function buildOpenApiDocument(operations: Operations): Json {
   const parameters = new Parameters();
   const paths: Record<string, Json> = {};
   for (const route of routes) {
-    const spec = operations[route.name];
-    if (!spec) throw new Error(`Route ${route.name} (${route.method} ${route.path}) has no entry in lib/openapi/operations.ts`);
+    const spec = operations.get(route.name);
+    if (!spec) throw new Error(`Route ${route.name} (${route.method} ${route.path}) has no operation`);
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, spec, parameters) };
   }
-  const builtComponents = components(parameters);
+  const builtComponents = components(parameters, operations);
   return {
     openapi: '3.1.0',
     info: {

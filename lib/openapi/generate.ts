@@ -7,14 +7,14 @@
 
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
-import { buildOpenApiDocument } from './document';
+import { buildOpenApiDocument, loadOperations } from './document';
 
 const root = new URL('../../', import.meta.url);
 export const openApiPath = fileURLToPath(new URL('openapi.json', root));
 export const clientTypesPath = fileURLToPath(new URL('lib/client/schema.ts', root));
 
-export function renderOpenApi(): string {
-  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
+export async function renderOpenApi(): Promise<string> {
+  return `${JSON.stringify(buildOpenApiDocument(await loadOperations()), null, 2)}\n`;
 }
 
 /** TypeScript types for openapi-fetch: `paths`, `components`, `operations`. */

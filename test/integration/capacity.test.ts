@@ -3,6 +3,7 @@
  * (ReturnConsumedCapacity: TOTAL), through the metrics every request records for the access
  * log. `npm run bench` measures the same with AWS's billing rules (bench/results.md).
  */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '#core/store/client';
 import { createDocument, deleteDocument, getDocument, updateDocument } from '#core/store/documents';
@@ -10,7 +11,7 @@ import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } fr
 import { measured, type StoreMetrics } from '#core/store/metrics';
 import { createRepository, getRepository, listRepositories } from '#core/store/repositories';
 import { createTestTable } from '#test/support/dynamodb';
-import { itemSize } from '../../bench/capacity-model';
+import { itemSize } from '#test/support/item-size';
 
 const table: Record<string, StoreMetrics> = {};
 async function measure(name: string, work: () => Promise<unknown>) {
@@ -81,7 +82,7 @@ describe('consumed capacity for a 1 KB document', () => {
   });
 });
 
-describe('the item-size model the benchmark bills with (bench/capacity-model.ts)', () => {
+describe('the item-size model the benchmark bills with (test/support/item-size.ts)', () => {
   it('sizes items as DynamoDB does: one write unit per started KB, around every boundary', async () => {
     // A plain PutItem costs 1 WCU per started KB of the item: DynamoDB Local computes that
     // from its own item size, so it checks the model's size at each KB boundary.
@@ -90,7 +91,7 @@ describe('the item-size model the benchmark bills with (bench/capacity-model.ts)
       const pad = target - itemSize({ ...base, pad: '' });
       const item = { ...base, pad: 'é'.repeat(Math.floor(pad / 2)) + 'x'.repeat(pad % 2) };
       expect(itemSize(item)).toBe(target);
-      const { metrics } = await measured(() => db().send('PutItem', { TableName: tableName(), Item: item }));
+      const { metrics } = await measured(() => db().send(new PutCommand({ TableName: tableName(), Item: item })));
       expect(metrics.writeCapacityUnits, `${target} bytes`).toBe(Math.ceil(target / 1024));
     }
   });

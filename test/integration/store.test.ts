@@ -5,13 +5,12 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HttpError } from '#core/errors';
 import { newId } from '#core/ids';
-import { db, tableName } from '#core/store/client';
+import type { Caller } from '#core/resources';
 import { createDocument, deleteDocument, getDocument, updateDocument } from '#core/store/documents';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/store/folders';
-import { documentKey, entryKey, folderKey, type Key } from '#core/store/keys';
+import { documentKey, entryKey, folderKey } from '#core/store/keys';
 import { addMember, createRepository, getRepository, listRepositories } from '#core/store/repositories';
-import type { Caller } from '#core/types';
-import { createTestTable } from '#test/support/dynamodb';
+import { createTestTable, rawItem, recordStoreRequests } from '#test/support/dynamodb';
 
 const requests: string[] = [];
 let n = 0;
@@ -28,20 +27,12 @@ beforeAll(async () => {
     PAGING_TOKEN_SECRET: 'integration-secret',
   });
   // Count every request the store sends (retries included: interceptors wrap each attempt).
-  db().use(async (call, next) => {
-    requests.push(call.operation);
-    return next();
-  });
+  recordStoreRequests(requests);
 });
 
 beforeEach(() => {
   requests.length = 0;
 });
-
-async function rawItem(key: Key) {
-  const result = await db().send('GetItem', { TableName: tableName(), Key: key, ConsistentRead: true });
-  return result.Item as Record<string, unknown> | undefined;
-}
 
 async function statusOf(promise: Promise<unknown>): Promise<number | 'ok'> {
   try {

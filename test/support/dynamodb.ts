@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
+import { db, tableName } from '#core/store/client';
+import type { Key } from '#core/store/keys';
 import { ensureTable } from '#lib/local/dynamodb-local';
 
 /** A fresh, empty table in the run's shared DynamoDB Local. */
@@ -8,4 +11,20 @@ export async function createTestTable(): Promise<{ endpoint: string; tableName: 
   const tableName = `test-${randomBytes(6).toString('hex')}`;
   await ensureTable(endpoint, tableName);
   return { endpoint, tableName };
+}
+
+/** Appends the name of every request the store's client sends (`BatchGetItem`, …) to `into`. */
+export function recordStoreRequests(into: string[]): void {
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      into.push((context.commandName ?? '').replace(/Command$/, ''));
+      return next(args);
+    },
+    { step: 'initialize', name: 'testRequestRecorder' },
+  );
+}
+
+/** An item as stored, read past the store (strongly consistent). */
+export async function rawItem(key: Key): Promise<Record<string, unknown> | undefined> {
+  return (await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
 }

@@ -11,7 +11,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Middleware } from 'openapi-fetch';
 import { afterAll, expect } from 'vitest';
-import type { Document as CoreDocument, Folder, Repository } from '#core/types';
+import type { Document as CoreDocument, Folder, Repository } from '#core/resources';
 import { createDocumentsClient, type DocumentsClient } from '#lib/client/index';
 import { assertKeepsContract, contractStats } from './contract';
 import { reportStat } from './stats';
@@ -151,7 +151,7 @@ function toHttpResponse(request: string, response: Response): HttpResponse {
 // ---------------------------------------------------------------------------------------------
 // Resources as the contract (API.md §1) describes them.
 
-export type { Folder, Repository } from '#core/types';
+export type { Folder, Repository } from '#core/resources';
 /** A document as any response shows it: `content` is absent from lists. */
 export type Document = Omit<CoreDocument, 'content'> & { content?: string };
 

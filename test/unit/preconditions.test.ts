@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkPrecondition, isConditional, parseIfMatch } from '#core/preconditions';
+import { checkPrecondition, parseIfMatch } from '#core/preconditions';
 import { statusOf } from '#test/support/errors';
 
 describe('If-Match', () => {
@@ -30,9 +30,8 @@ describe('If-Match', () => {
     expect(statusOf(() => checkPrecondition({}, 7))).toBe('ok');
   });
 
-  it('knows when a write is conditional', () => {
-    expect(isConditional({})).toBe(false);
-    expect(isConditional({ ifMatch: [1] })).toBe(true);
-    expect(isConditional({ version: 1 })).toBe(true);
+  it('lets a write with neither If-Match nor version apply to whatever version is stored', () => {
+    for (const stored of [1, 2, 99]) expect(statusOf(() => checkPrecondition({ ifMatch: parseIfMatch(undefined) }, stored))).toBe('ok');
+    for (const stored of [1, 2, 99]) expect(statusOf(() => checkPrecondition({ ifMatch: parseIfMatch('*') }, stored))).toBe('ok');
   });
 });

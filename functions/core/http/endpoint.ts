@@ -1,44 +1,53 @@
 /**
- * The one middleware stack every endpoint shares. A handler file declares its input
- * schemas and a function from validated input to a response; everything else — logging,
- * size and media-type checks, JSON parsing, validation, problem+json errors — is here.
+ * The one middleware stack every endpoint shares. A handler module declares its operation
+ * (./operation.ts) and a function from validated input to the success body; everything else —
+ * logging, size and media-type checks, JSON parsing, validation, `If-Match`, the success
+ * status and its headers, problem+json errors — is here.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context, APIGatewayProxyEventV2WithJWTAuthorizer as Event, APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { callerOf } from '#core/auth';
-import { HttpError, problemResponse, toHttpError } from '#core/errors';
-import { logger } from '#core/logger';
-import { currentMetrics, measured } from '#core/store/metrics';
-import type { Caller } from '#core/types';
+import { callerOf } from '../auth';
+import { HttpError, problemResponse, toHttpError } from '../errors';
+import { logger } from '../logger';
+import { type Precondition, parseIfMatch } from '../preconditions';
+import type { Caller, ResourceName, ResourceOf } from '../resources';
+import { currentMetrics, measured } from '../store/metrics';
+import type { JsonSuccess, Operation } from './operation';
 import { requestGuards } from './request-guards';
-import type { EndpointResponse } from './responses';
-import { type InputSchemas, validateInput } from './validation';
+import { validateInput } from './validation';
 
 type Infer<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
-export interface EndpointRequest<S extends InputSchemas> {
+/** A JSON endpoint's operation: its success is a JSON body (or none). */
+export type JsonOperation = Operation & { success: JsonSuccess };
+
+export interface EndpointRequest<O extends JsonOperation> {
   caller: Caller;
-  params: Infer<S['params']>;
-  query: Infer<S['query']>;
-  body: Infer<S['body']>;
+  params: Infer<O['params']>;
+  query: Infer<O['query']>;
+  body: Infer<O['body']>;
+  /** `If-Match` (when the operation takes it) and the body's `version`, if any. */
+  precondition: Precondition;
   /** Request headers, lower-cased names. */
   headers: Record<string, string | undefined>;
 }
 
+/** What `run` returns: the success body the operation declares (for a 204, whatever it returns is dropped). */
+export type SuccessBody<O extends JsonOperation> = O['success']['body'] extends infer N extends ResourceName ? ResourceOf<N> : unknown;
+
 const baseHeaders = { 'Cache-Control': 'no-store' };
 
-function toResult(response: EndpointResponse): Result {
-  if (response.body === undefined) {
-    return { statusCode: response.status, headers: { ...baseHeaders, ...response.headers } };
-  }
-  return {
-    statusCode: response.status,
-    headers: { 'Content-Type': 'application/json; charset=utf-8', ...baseHeaders, ...response.headers },
-    body: JSON.stringify(response.body),
-  };
+/** The success answer: the declared status, `ETag` and `Location` filled from the body. */
+function successResult(success: JsonSuccess, body: unknown): Result {
+  if (success.body === undefined) return { statusCode: success.status, headers: baseHeaders };
+  const fields = body as Record<string, unknown>;
+  const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', ...baseHeaders };
+  if (success.etag) headers.ETag = `"${fields.version}"`;
+  if (success.location) headers.Location = success.location.replace(/\{(\w+)\}/g, (_, field: string) => String(fields[field]));
+  return { statusCode: success.status, headers, body: JSON.stringify(body) };
 }
 
 /** Turns whatever was thrown into problem+json; 5xx are logged with their cause, never returned. */
@@ -54,7 +63,7 @@ const problemErrors = (): MiddlewareObj<Event, Result> => ({
   },
 });
 
-/** One structured line per request: method, path, status, duration. */
+/** One structured line per request: method, path, status, duration, DynamoDB requests and capacity. */
 const accessLog = (): MiddlewareObj<Event, Result> => {
   // Keyed by event: the local runtime runs concurrent requests through one handler instance.
   const started = new WeakMap<Event, number>();
@@ -78,22 +87,24 @@ const jsonParserOptions: Parameters<typeof httpJsonBodyParser>[0] & { disableCon
   disableContentTypeCheck: true,
 };
 
-export function endpoint<S extends InputSchemas>(schemas: S, run: (request: EndpointRequest<S>) => Promise<EndpointResponse>) {
+export function endpoint<O extends JsonOperation>(operation: O, run: (request: EndpointRequest<O>) => Promise<SuccessBody<O>>) {
   const stack = middy<Event, Result>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(accessLog())
     .use(problemErrors())
-    .use(requestGuards({ jsonBody: schemas.body !== undefined }));
-  if (schemas.body) stack.use(httpJsonBodyParser(jsonParserOptions));
+    .use(requestGuards({ jsonBody: operation.body !== undefined }));
+  if (operation.body) stack.use(httpJsonBodyParser(jsonParserOptions));
   const handler = stack.handler(async (event) => {
     const caller = callerOf(event);
-    const input = validateInput(schemas, {
-      params: event.pathParameters,
-      query: event.queryStringParameters,
-      body: event.body,
-    });
-    const response = await run({ caller, ...(input as Omit<EndpointRequest<S>, 'caller' | 'headers'>), headers: event.headers ?? {} });
-    return toResult(response);
+    const input = validateInput(operation, { params: event.pathParameters, query: event.queryStringParameters, body: event.body });
+    const headers = event.headers ?? {};
+    const version = (input.body as { version?: number } | undefined)?.version;
+    const precondition: Precondition = {
+      ...(operation.ifMatch ? { ifMatch: parseIfMatch(headers['if-match']) } : {}),
+      ...(version === undefined ? {} : { version }),
+    };
+    const body = await run({ caller, ...(input as Pick<EndpointRequest<O>, 'params' | 'query' | 'body'>), precondition, headers });
+    return successResult(operation.success, body);
   });
   // Outside middy, so the access log sees every DynamoDB request the invocation made.
   return async (event: Event, context: Context): Promise<Result> => (await measured(() => handler(event, context))).result;

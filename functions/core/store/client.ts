@@ -1,116 +1,56 @@
 /**
- * The DynamoDB connection and the few request shapes the store uses, with the retries
- * they need: BatchGetItem's unprocessed keys, and transaction conflicts.
+ * The DynamoDB connection (the AWS SDK's document client: plain values in and out) and the
+ * request shapes the store uses, with the retries they need: BatchGetItem's unprocessed keys,
+ * and transaction conflicts.
  */
+import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
-  BatchWriteCommand,
   DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
   QueryCommand,
+  type QueryCommandInput,
   TransactWriteCommand,
+  type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { unavailable } from '#core/errors';
+import { unavailable } from '../errors';
 import type { Key } from './keys';
 import { recordRequest } from './metrics';
 
 export type Item = Record<string, unknown>;
+/** One action of a TransactWriteItems request. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** One action of a TransactWriteItems request, as the store builds it (plain values). */
-export type TransactItem =
-  | { Put: Record<string, unknown> }
-  | { Delete: Record<string, unknown> }
-  | { ConditionCheck: Record<string, unknown> }
-  | { Update: Record<string, unknown> };
-
-/** The DynamoDB operations the store (and its tests and benchmarks) send, by DynamoDB's names. */
-const commands = {
-  BatchGetItem: BatchGetCommand,
-  BatchWriteItem: BatchWriteCommand,
-  GetItem: GetCommand,
-  PutItem: PutCommand,
-  Query: QueryCommand,
-  TransactWriteItems: TransactWriteCommand,
-} as const;
-export type Operation = keyof typeof commands;
-
-/** One request as interceptors see it: plain values, before marshalling. */
-export interface Call {
-  operation: Operation;
-  input: Record<string, any>;
-}
-/** Wraps each request: observe it, time it, count it. Must call `next` once and return what it returns. */
-export type Interceptor = (call: Call, next: () => Promise<Record<string, any>>) => Promise<Record<string, any>>;
-
-/**
- * The AWS SDK's document client (plain values in and out), seen through the few operations
- * the store uses, so the store, its tests and the benchmarks name operations, not command classes.
- */
-export interface DynamoDb {
-  send(operation: Operation, input: Record<string, any>): Promise<Record<string, any>>;
-  /** Adds an interceptor around every request (the SDK's own retries happen inside it). */
-  use(interceptor: Interceptor): void;
-}
-
-export function createDynamoDb(client: DynamoDBClient): DynamoDb {
-  const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-  return {
-    async send(operation, input) {
-      // The store builds each input for its operation; the command classes' own input types
-      // are not worth restating here.
-      const Command = commands[operation] as unknown as new (input: Record<string, any>) => Parameters<typeof documents.send>[0];
-      return (await documents.send(Command === undefined ? unknownOperation(operation) : new Command(input))) as Record<string, any>;
-    },
-    use(interceptor) {
-      documents.middlewareStack.add(
-        (next, context) => async (args) => {
-          let result: Awaited<ReturnType<typeof next>> | undefined;
-          // The low-level command's name, e.g. `BatchGetItemCommand`: the operation's own name.
-          const operation = (context.commandName ?? '').replace(/Command$/, '') as Operation;
-          const output = await interceptor({ operation, input: args.input as Record<string, any> }, async () => {
-            result = await next(args);
-            return result.output as Record<string, any>;
-          });
-          return { ...result!, output } as typeof result & {};
-        },
-        { step: 'initialize' },
-      );
-    },
-  };
-}
-
-function unknownOperation(operation: string): never {
-  throw new Error(`The store does not send ${operation}`);
-}
-
-let client: DynamoDb | undefined;
+let client: DynamoDBDocumentClient | undefined;
 
 /** Created on first use, from the environment: TABLE_NAME, and DYNAMODB_ENDPOINT locally. */
-export function db(): DynamoDb {
+export function db(): DynamoDBDocumentClient {
   if (client) return client;
-  client = createDynamoDb(
-    new DynamoDBClient({
-      endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
-      maxAttempts: 3,
-      // Answer 503 well before API Gateway's 30 s limit when the database does not answer.
-      requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
-    }),
-  );
-  // Every request reports its consumed capacity, for the per-request access log.
-  client.use(async (call, next) => {
-    call.input.ReturnConsumedCapacity = 'TOTAL';
-    try {
-      const output = await next();
-      recordRequest(call.operation, output.ConsumedCapacity);
-      return output;
-    } catch (error) {
-      recordRequest(call.operation, undefined);
-      throw error;
-    }
+  const base = new DynamoDBClient({
+    endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+    maxAttempts: 3,
+    // Answer 503 well before API Gateway's 30 s limit when the database does not answer.
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
   });
+  client = DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
+  // Every request reports its consumed capacity, for the per-request access log. Added at
+  // `initialize`, outside the SDK's retries: one record per request the store makes.
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
+      const operation = (context.commandName ?? '').replace(/Command$/, '');
+      try {
+        const result = await next(args);
+        recordRequest(operation, (result.output as { ConsumedCapacity?: Parameters<typeof recordRequest>[1] }).ConsumedCapacity);
+        return result;
+      } catch (error) {
+        recordRequest(operation, undefined);
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'storeMetrics' },
+  );
   return client;
 }
 
@@ -138,26 +78,19 @@ export async function getItems(keys: Key[]): Promise<(key: Key) => Item | undefi
       if (attempt > 5) throw unavailable('The database did not return every item; retry shortly.');
       await backoff(attempt);
     }
-    const result = await db().send('BatchGetItem', { RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } });
+    const result = await db().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }));
     for (const item of result.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
     pending = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
   }
   return (key) => found.get(keyId(key));
 }
 
-export interface QueryInput {
-  KeyConditionExpression: string;
-  ExpressionAttributeNames?: Record<string, string>;
-  ExpressionAttributeValues?: Record<string, unknown>;
-  ExclusiveStartKey?: Item;
-  Limit?: number;
-  ScanIndexForward?: boolean;
-}
+export type QueryInput = Pick<QueryCommandInput, 'KeyConditionExpression' | 'ExpressionAttributeValues' | 'ExclusiveStartKey' | 'Limit'>;
 
 /** One page of a partition, strongly consistent, in sort-key order. */
 export async function queryPage(input: QueryInput): Promise<{ items: Item[]; lastKey?: Item }> {
-  const result = await db().send('Query', { ...input, TableName: tableName(), ConsistentRead: true });
-  return { items: (result.Items ?? []) as Item[], lastKey: result.LastEvaluatedKey as Item | undefined };
+  const result = await db().send(new QueryCommand({ ...input, TableName: tableName(), ConsistentRead: true }));
+  return { items: result.Items ?? [], lastKey: result.LastEvaluatedKey };
 }
 
 /**
@@ -192,7 +125,6 @@ const conditionParams = (condition?: Condition) =>
     : {};
 
 export const itemIsAbsent: Condition = { expression: 'attribute_not_exists(PK)' };
-export const itemExists: Condition = { expression: 'attribute_exists(PK)' };
 export const versionIs = (version: number): Condition => ({
   expression: '#version = :version',
   names: { '#version': 'version' },
@@ -222,10 +154,8 @@ export const check = (key: Key, condition: Condition, options: { returnItem?: bo
   ConditionCheck: {
     TableName: tableName(),
     Key: key,
-    ConditionExpression: condition.expression,
-    ExpressionAttributeNames: condition.names,
-    ExpressionAttributeValues: condition.values,
-    ...(options.returnItem ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } : {}),
+    ...(conditionParams(condition) as Required<ReturnType<typeof conditionParams>>),
+    ...(options.returnItem ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
   },
 });
 export const update = (key: Key, expression: string, names: Record<string, string>, values: Record<string, unknown>): TransactItem => ({
@@ -247,7 +177,9 @@ export async function transactWrite(steps: Record<string, TransactItem>): Promis
   const names = Object.keys(steps);
   for (let attempt = 0; ; attempt++) {
     try {
-      await db().send('TransactWriteItems', { TransactItems: Object.values(steps) });
+      // The SDK retries a request whose answer was lost with the same input: the token makes
+      // DynamoDB answer a retry of a transaction that did commit with success, not a failed condition.
+      await db().send(new TransactWriteCommand({ TransactItems: Object.values(steps), ClientRequestToken: randomUUID() }));
       return;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;

@@ -7,19 +7,22 @@ import { conflict, invalidField, notFound } from '#core/errors';
 import { newId, now } from '#core/ids';
 import { nameKey } from '#core/names';
 import { checkPrecondition, type Precondition } from '#core/preconditions';
-import type { Caller, Document } from '#core/types';
+import type { Caller, Document, DocumentSummary } from '#core/resources';
 import { ConditionFailed, check, getItems, idIs, itemIsAbsent, optimistically, put, remove, transactWrite, versionIs } from './client';
 import { intoFolder, nameClash, whyRefused } from './folders';
 import { accessKey, documentKey, entryKey, folderKey } from './keys';
-import { roleIn, type StoredDocument, toDocument, toDocumentSummary } from './records';
+import { resourceOf, roleIn } from './records';
 
-/** The two items of a document, as a transaction writes them (and the benchmarks seed them). */
-export function documentItems(document: Document) {
+type StoredDocument = Document & { nameKey: string };
+
+/** The two items of a document, as a transaction writes them. */
+function documentItems(document: Document) {
   const key = nameKey(document.name);
+  const { content: _, ...summary } = document;
   return {
     key,
     document: { ...documentKey(document.id), ...document, nameKey: key },
-    entry: { ...entryKey('documents', document.folderId, key), ...toDocumentSummary(document), nameKey: key },
+    entry: { ...entryKey('documents', document.folderId, key), ...(summary satisfies DocumentSummary), nameKey: key },
   };
 }
 
@@ -34,7 +37,7 @@ async function readDocument(caller: Caller, id: string, extraKeys: ReturnType<ty
 export async function getDocument(caller: Caller, id: string): Promise<Document> {
   const { item, role } = await readDocument(caller, id);
   authorize(role, 'read', 'Document');
-  return toDocument(item!);
+  return resourceOf<Document>(item!);
 }
 
 export interface NewDocument {
@@ -112,7 +115,7 @@ export function updateDocument(caller: Caller, changes: DocumentUpdate, precondi
     }
     const content = changes.content ?? stored.content;
     const next: Document = {
-      ...toDocument(stored),
+      ...resourceOf<Document>(stored),
       name: changes.name ?? stored.name,
       content,
       contentType: changes.contentType ?? stored.contentType,

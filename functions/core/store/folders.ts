@@ -3,12 +3,12 @@ import { authorize, writerRoles } from '#core/auth';
 import { conflict, notFound } from '#core/errors';
 import { newFolderId, now, repositoryOfFolder } from '#core/ids';
 import { nameKey } from '#core/names';
+import type { Caller, DocumentSummary, Folder, Page, Role } from '#core/resources';
 import type { PageQuery } from '#core/schemas';
-import type { Caller, DocumentSummary, Folder, Page, Role } from '#core/types';
 import { attributeIn, attributeIs, ConditionFailed, check, getItems, itemIsAbsent, optimistically, put, transactWrite } from './client';
 import { accessKey, type EntryKind, entryKey, entryPrefix, folderKey, folderPartition, roleAttribute } from './keys';
 import { pageRequest, readPage } from './pages';
-import { roleIn, toDocumentSummary, toFolder } from './records';
+import { resourceOf, roleIn } from './records';
 
 /** A folder and the caller's role in its repository, in one BatchGetItem. */
 async function readFolder(caller: Caller, id: string) {
@@ -21,7 +21,7 @@ async function readFolder(caller: Caller, id: string) {
 export async function getFolder(caller: Caller, id: string): Promise<Folder> {
   const { item, role } = await readFolder(caller, id);
   authorize(role, 'read', 'Folder');
-  return toFolder(item!);
+  return resourceOf<Folder>(item!);
 }
 
 /** The root folder has its repository's id; any other folder under that id is not a root. */
@@ -29,7 +29,7 @@ export async function getRootFolder(caller: Caller, repositoryId: string): Promi
   const { item, role } = await readFolder(caller, repositoryId);
   authorize(role, 'read', 'Repository');
   if (item!.parentId !== null && item!.parentId !== undefined) throw notFound('Repository');
-  return toFolder(item!);
+  return resourceOf<Folder>(item!);
 }
 
 /**
@@ -114,10 +114,10 @@ async function listEntries(caller: Caller, folderId: string, kind: EntryKind, qu
 
 export async function listFolders(caller: Caller, folderId: string, query: PageQuery): Promise<Page<Folder>> {
   const page = await listEntries(caller, folderId, 'folders', query);
-  return { items: page.items.map(toFolder), nextToken: page.nextToken };
+  return { items: page.items.map(resourceOf<Folder>), nextToken: page.nextToken };
 }
 
 export async function listDocuments(caller: Caller, folderId: string, query: PageQuery): Promise<Page<DocumentSummary>> {
   const page = await listEntries(caller, folderId, 'documents', query);
-  return { items: page.items.map(toDocumentSummary), nextToken: page.nextToken };
+  return { items: page.items.map(resourceOf<DocumentSummary>), nextToken: page.nextToken };
 }

@@ -61,13 +61,3 @@ export const entryKey = (kind: EntryKind, folderId: string, nameKey: string): Ke
 
 export const userPartition = (userId: string) => `USER#${userId}`;
 export const folderPartition = (folderId: string) => `FOLDER#${folderId}`;
-
-/** What kind of item a key names, for reports that count items (the benchmarks). */
-export type ItemKind = 'repository' | 'folder' | 'entry' | 'document' | 'access' | 'membership';
-export function kindOf(key: Key): ItemKind | undefined {
-  if (key.PK.startsWith('REPO#') && key.SK === 'REPO') return 'repository';
-  if (key.PK.startsWith('FOLDER#')) return key.SK === 'FOLDER' ? 'folder' : 'entry';
-  if (key.PK.startsWith('DOC#') && key.SK === 'DOC') return 'document';
-  if (key.PK.startsWith('USER#')) return key.SK === 'ACCESS' ? 'access' : 'membership';
-  return undefined;
-}

@@ -1,56 +1,22 @@
 /**
- * What the store keeps in an item besides the resource itself, and the mapping back to the
- * API's resources. Items carry their keys and the name key; responses never do.
+ * Items and the resources they hold. An item is a resource's own fields plus its keys and the
+ * store's bookkeeping (below); a response is the item without them. One mapping for every
+ * resource: the contract tests check every answer against its strict schema, so an attribute
+ * that leaked would fail them.
  */
-import type { Document, DocumentSummary, Folder, Repository, Role } from '#core/types';
+import type { Role } from '../resources';
 import type { Item } from './client';
 import { accessKey, roleAttribute } from './keys';
 
-export type StoredDocument = Document & { nameKey: string };
+/** Attributes that are never part of a resource: keys, and the name key names clash on. */
+const bookkeeping: ReadonlySet<string> = new Set(['PK', 'SK', 'nameKey', 'userId']);
 
-export const toRepository = (item: Item, role: Role): Repository => ({
-  id: item.id as string,
-  name: item.name as string,
-  description: item.description as string,
-  rootFolderId: item.rootFolderId as string,
-  role,
-  createdAt: item.createdAt as string,
-  createdBy: item.createdBy as string,
-  updatedAt: item.updatedAt as string,
-});
-
-export const toFolder = (item: Item): Folder => ({
-  id: item.id as string,
-  repositoryId: item.repositoryId as string,
-  parentId: (item.parentId as string | null | undefined) ?? null,
-  name: item.name as string,
-  createdAt: item.createdAt as string,
-  createdBy: item.createdBy as string,
-  updatedAt: item.updatedAt as string,
-  updatedBy: item.updatedBy as string,
-});
-
-export const toDocumentSummary = (record: object): DocumentSummary => {
-  const item = record as Item;
-  return {
-    id: item.id as string,
-    repositoryId: item.repositoryId as string,
-    folderId: item.folderId as string,
-    name: item.name as string,
-    contentType: item.contentType as string,
-    size: item.size as number,
-    version: item.version as number,
-    createdAt: item.createdAt as string,
-    createdBy: item.createdBy as string,
-    updatedAt: item.updatedAt as string,
-    updatedBy: item.updatedBy as string,
-  };
-};
-
-export const toDocument = (record: object): Document => ({
-  ...toDocumentSummary(record),
-  content: (record as Item).content as string,
-});
+/** The resource an item holds. */
+export function resourceOf<T>(item: Item): T {
+  const resource: Item = {};
+  for (const [name, value] of Object.entries(item)) if (!bookkeeping.has(name)) resource[name] = value;
+  return resource as T;
+}
 
 /** The caller's role in a repository, from an ACCESS item read in the same batch. */
 export function roleIn(lookup: (key: ReturnType<typeof accessKey>) => Item | undefined, userId: string, repositoryId: string) {

@@ -3,12 +3,12 @@ import { authorize } from '#core/auth';
 import { notFound } from '#core/errors';
 import { newId, now } from '#core/ids';
 import { nameKey } from '#core/names';
+import type { Caller, Folder, Page, Repository, Role } from '#core/resources';
 import type { PageQuery } from '#core/schemas';
-import type { Caller, Folder, Page, Repository, Role } from '#core/types';
 import { getItems, itemIsAbsent, optimistically, put, transactWrite, update } from './client';
 import { accessKey, folderKey, MEMBERSHIP_PREFIX, membershipKey, repositoryKey, roleAttribute, userPartition } from './keys';
 import { pageRequest, readPage } from './pages';
-import { roleIn, toRepository } from './records';
+import { resourceOf, roleIn } from './records';
 
 /** One transaction: the repository, its root folder, the owner's membership and role. */
 export function createRepository(caller: Caller, input: { name: string; description: string }): Promise<Repository> {
@@ -53,14 +53,14 @@ export async function getRepository(caller: Caller, id: string): Promise<Reposit
   const item = lookup(repositoryKey(id));
   const role = item && roleIn(lookup, caller.userId, id);
   authorize(role, 'read', 'Repository');
-  return toRepository(item!, role);
+  return { ...resourceOf<Omit<Repository, 'role'>>(item!), role };
 }
 
 /** The caller's memberships carry the repository, so one Query is the whole page. */
 export async function listRepositories(caller: Caller, query: PageQuery): Promise<Page<Repository>> {
   const request = pageRequest(`repositories:${caller.userId}`, userPartition(caller.userId), MEMBERSHIP_PREFIX, query);
   const page = await readPage(request);
-  return { items: page.items.map((item) => toRepository(item, item.role as Repository['role'])), nextToken: page.nextToken };
+  return { items: page.items.map(resourceOf<Repository>), nextToken: page.nextToken };
 }
 
 /**
@@ -73,7 +73,7 @@ export function addMember(repositoryId: string, userId: string, role: Role): Pro
     const lookup = await getItems([repositoryKey(repositoryId)]);
     const item = lookup(repositoryKey(repositoryId));
     if (!item) throw notFound('Repository');
-    const repository = toRepository(item, role);
+    const repository: Repository = { ...resourceOf<Omit<Repository, 'role'>>(item), role };
     await transactWrite({
       membership: put({ ...membershipKey(userId, nameKey(repository.name), repositoryId), ...repository, userId }),
       access: update(accessKey(userId), 'SET #role = :role', { '#role': roleAttribute(repositoryId) }, { ':role': role }),

@@ -1,14 +1,13 @@
 /**
- * The response bodies of API.md §1 and §6 as zod schemas, for the OpenAPI document only:
- * handlers never import this module, so none of it reaches a Lambda bundle. Each schema is
- * held equal to the TypeScript type the handlers return (functions/core/types.ts) at
- * compile time, so the documented shape cannot drift from the code's.
+ * What the API returns, each defined once: the response schemas (zod/mini). The TypeScript
+ * types the handlers and the store use are derived from them, and lib/openapi turns them into
+ * the OpenAPI components. Handlers import only the types (`import type`), so none of this
+ * reaches a Lambda bundle.
  */
 import * as z from 'zod/mini';
-import { HttpError, type ProblemKind, problemResponse, problemTypePrefix } from '#core/errors';
-import { MAX_NAME_LENGTH } from '#core/names';
-import { ID_PATTERN } from '#core/schemas';
-import type { Document, DocumentSummary, Folder, Page, Repository } from '#core/types';
+import { type ProblemKind, problems, problemTypePrefix } from './errors';
+import { ID_PATTERN } from './ids';
+import { MAX_NAME_LENGTH } from './names';
 
 const id = (description: string) => z.string().check(z.regex(new RegExp(ID_PATTERN)), z.meta({ description }));
 /** ISO 8601 in UTC, as `Date.toISOString()` writes it. */
@@ -24,12 +23,15 @@ const name = () =>
       z.meta({ description: 'Trimmed, NFC; unique within its folder, case-insensitively.' }),
     );
 
+export const roles = ['owner', 'editor', 'viewer'] as const;
+export type Role = (typeof roles)[number];
+
 export const repositorySchema = z.strictObject({
   id: id('The repository id.'),
   name: name(),
   description: z.string(),
   rootFolderId: id('Its root folder (clients should use this, not `id`).'),
-  role: z.enum(['owner', 'editor', 'viewer']).check(z.meta({ description: "The caller's role in the repository." })),
+  role: z.enum(roles).check(z.meta({ description: "The caller's role in the repository." })),
   createdAt: time('ISO 8601, UTC.'),
   createdBy: user('The JWT `sub` of its creator, its first owner.'),
   updatedAt: time('ISO 8601, UTC.'),
@@ -64,7 +66,7 @@ export const documentSchema = z.strictObject(documentShape);
 const { content: _content, ...summaryShape } = documentShape;
 export const documentSummarySchema = z.strictObject(summaryShape);
 
-/** API.md §3: a page of a list; `nextToken` only when there is more. */
+/** A page of a list; `nextToken` only when there is more. */
 const page = <T extends z.core.$ZodType>(item: T) =>
   z.strictObject({
     items: z.array(item),
@@ -72,46 +74,45 @@ const page = <T extends z.core.$ZodType>(item: T) =>
       z.string().check(z.minLength(1), z.meta({ description: 'Pass it as `nextToken` to get the next page; absent on the last page.' })),
     ),
   });
-export const repositoryListSchema = page(repositorySchema);
-export const folderListSchema = page(folderSchema);
-export const documentListSchema = page(documentSummarySchema);
+
+/** Every response body by the name of its OpenAPI component. */
+export const resources = {
+  Repository: repositorySchema,
+  Folder: folderSchema,
+  Document: documentSchema,
+  DocumentSummary: documentSummarySchema,
+  RepositoryList: page(repositorySchema),
+  FolderList: page(folderSchema),
+  DocumentList: page(documentSummarySchema),
+};
+export type ResourceName = keyof typeof resources;
+export type ResourceOf<N extends ResourceName> = z.output<(typeof resources)[N]>;
+
+export type Repository = ResourceOf<'Repository'>;
+export type Folder = ResourceOf<'Folder'>;
+export type Document = ResourceOf<'Document'>;
+export type DocumentSummary = ResourceOf<'DocumentSummary'>;
+export interface Page<T> {
+  items: T[];
+  nextToken?: string;
+}
+
+/** Who is calling: the JWT `sub`. */
+export interface Caller {
+  userId: string;
+}
 
 // ---------------------------------------------------------------------------------------------
-// Errors: RFC 9457 problem details, one schema per kind of error (functions/core/errors.ts).
-
-/** Every ProblemKind, in the order of the table in docs/api-decisions.md. */
-export const problemKinds = [
-  'validation-error',
-  'malformed-json',
-  'unauthorized',
-  'forbidden',
-  'not-found',
-  'method-not-allowed',
-  'conflict',
-  'precondition-failed',
-  'payload-too-large',
-  'unsupported-media-type',
-  'throttled',
-  'unavailable',
-  'internal',
-] as const satisfies readonly ProblemKind[];
-// A kind added to errors.ts and not here fails to compile.
-const allKinds: Record<Exclude<ProblemKind, (typeof problemKinds)[number]>, never> = {};
-void allKinds;
-
-/** Status and title of a kind, read from errors.ts itself. */
-export function problemInfo(kind: ProblemKind): { status: number; title: string } {
-  const response = problemResponse(new HttpError(kind, ''));
-  return { status: response.statusCode, title: (JSON.parse(response.body) as { title: string }).title };
-}
+// Errors: RFC 9457 problem details, one schema per kind (the catalogue is core/errors.ts).
 
 const fieldError = z.strictObject({
   path: z.string().check(z.meta({ description: 'The field, with dots (`name`, `limit`, `If-Match`); `""` for the whole body.' })),
   message: z.string(),
 });
 
+/** The problem+json body of one kind of error: `type` and `status` are fixed by the kind. */
 export function problemSchema(kind: ProblemKind) {
-  const { status, title } = problemInfo(kind);
+  const { status, title } = problems[kind];
   const shape = {
     type: z.literal(problemTypePrefix + kind),
     title: z.string().check(z.minLength(1), z.meta({ examples: [title] })),
@@ -123,23 +124,11 @@ export function problemSchema(kind: ProblemKind) {
     : z.strictObject(shape);
 }
 
-/**
- * What API Gateway itself answers on AWS before any handler runs (its JWT authorizer's 401,
- * its throttling 429, its own 413, 500 and 503): `{"message": "..."}`, not problem+json.
- */
-export const gatewayMessageSchema = z.strictObject({ message: z.string().check(z.meta({ examples: ['Unauthorized'] })) });
-
-// ---------------------------------------------------------------------------------------------
-// Compile-time proof that each schema describes exactly the type the handlers return.
-
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
-type Assert<T extends true> = T;
-export type ResourceSchemasMatchTypes = [
-  Assert<Equal<z.output<typeof repositorySchema>, Repository>>,
-  Assert<Equal<z.output<typeof folderSchema>, Folder>>,
-  Assert<Equal<z.output<typeof documentSchema>, Document>>,
-  Assert<Equal<z.output<typeof documentSummarySchema>, DocumentSummary>>,
-  Assert<Equal<z.output<typeof documentListSchema>, Page<DocumentSummary>>>,
-  Assert<Equal<z.output<typeof repositoryListSchema>, Page<Repository>>>,
-  Assert<Equal<z.output<typeof folderListSchema>, Page<Folder>>>,
-];
+/** What every problem+json body holds (`errors` on validation errors only). */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  errors?: z.output<typeof fieldError>[];
+}

@@ -3,7 +3,7 @@
  * `swagger-ui-dist`, never a CDN) and the headers that go with it. Plain handlers: no token,
  * no database, no middy (API Gateway binds no authorizer to public routes).
  */
-import { routes } from '#functions/routes';
+import { referenceAssetFiles } from '#functions/routes';
 
 /** Lives in the code, not in swagger-ui-dist: points Swagger UI at this API's document. */
 export const initializerScript = `window.ui = SwaggerUIBundle({
@@ -22,9 +22,7 @@ export const INITIALIZER = 'init.js';
  * The file assets: the basenames of the `files` the route table lists for the asset route
  * (copied beside the bundle on AWS). Anything else is 404: no path ever reaches the disk.
  */
-export const fileAssets: readonly string[] = (routes.find((r) => r.name === 'GetDocsAsset')?.files ?? []).map((file) =>
-  file.slice(file.lastIndexOf('/') + 1),
-);
+export const fileAssets: readonly string[] = referenceAssetFiles.map((file) => file.slice(file.lastIndexOf('/') + 1));
 export const assetNames: readonly string[] = [...fileAssets, INITIALIZER];
 
 /** Relative URLs: the page works at `/docs` on any host, under any base path. */

@@ -8,7 +8,21 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { HttpError, problemResponse } from '#core/errors';
-import { contentTypes, fileAssets, INITIALIZER, initializerScript, PUBLIC_CACHE } from './page';
+import type { Operation } from '#core/http/operation';
+import { assetNames, contentTypes, fileAssets, INITIALIZER, initializerScript, PUBLIC_CACHE } from './page';
+
+export const operation = {
+  tag: 'Documentation',
+  summary: 'A script or style sheet of the reference page',
+  pathParameter: { name: 'asset', description: 'A file of the reference page.', enum: assetNames },
+  success: {
+    status: 200,
+    description: 'The file.',
+    mediaTypes: { 'text/javascript': {}, 'text/css': {} },
+    cacheControl: 'public',
+  },
+  errors: { 'not-found': 'No such file.' },
+} as const satisfies Operation;
 
 const assetsDir = () => process.env.DOCS_ASSETS_DIR ?? dirname(fileURLToPath(import.meta.url));
 /** Read once per container: the files never change under a running function. */
