@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { memorySize } from '#lib/function-settings';
-import { buildEvent, resolveRoute } from '#lib/local/gateway';
+import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
 import type { Endpoint } from '../endpoints';
 import type { Fixture } from '../fixture';
 import { MB_PER_VCPU, prices } from '../prices';

@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
 import { type ProblemKind, problems } from '#core/errors';
 import type { JsonSuccess, Operation, Tag } from '#core/http/operation';
-import { MAX_BODY_BYTES } from '#core/http/request-guards';
+import { MAX_REQUEST_BODY_BYTES } from '#core/http/request-guards';
 import { ID_PATTERN } from '#core/ids';
 import { problemSchema, resources } from '#core/resources';
 import { type Route, routes } from '#functions/routes';
@@ -123,7 +123,7 @@ const errorResponses: ErrorResponse[] = [
     name: 'PayloadTooLarge',
     kinds: ['payload-too-large'],
     description:
-      `The request body is over ${MAX_BODY_BYTES} bytes (whatever the method), or \`content\` is over its limit. ` +
+      `The request body is over ${MAX_REQUEST_BODY_BYTES} bytes (whatever the method), or \`content\` is over its limit. ` +
       "A body over 10 MB never reaches the service (API Gateway's limit).",
   },
   { name: 'UnsupportedMediaType', kinds: ['unsupported-media-type'], description: 'The body is not `application/json` (UTF-8).' },

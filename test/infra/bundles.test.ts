@@ -14,7 +14,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fallbackRoute, routes } from '#functions/routes';
 import { bundleHandler, projectRoot } from '#lib/bundling';
-import { buildEvent, resolveRoute } from '#lib/local/gateway';
+import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
 import { createTestTable } from '#test/support/dynamodb';
 
 const run = promisify(execFile);

@@ -146,8 +146,8 @@ export function contractViolations(exchange: Exchange): string[] {
   return problems;
 }
 
-/** How many exchanges this process checked and found keeping the contract. */
-export const contractStats = { validated: 0 };
+/** How many exchanges this process checked and found keeping the contract, and which (`GET /{id}` → statuses). */
+export const contractStats = { validated: 0, answered: new Map<string, Set<number>>() };
 
 /** Throws, with the whole exchange, unless it keeps the contract. */
 export function assertKeepsContract(exchange: Exchange): void {
@@ -159,4 +159,7 @@ export function assertKeepsContract(exchange: Exchange): void {
     );
   }
   contractStats.validated++;
+  const { operation } = responsesFor(exchange.method, exchange.path);
+  const statuses = contractStats.answered.get(operation) ?? new Set<number>();
+  contractStats.answered.set(operation, statuses.add(exchange.status));
 }

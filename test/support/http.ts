@@ -14,6 +14,7 @@ import { afterAll, expect } from 'vitest';
 import type { Document as CoreDocument, Folder, Repository } from '#core/resources';
 import { createDocumentsClient, type DocumentsClient } from '#lib/client/index';
 import { assertKeepsContract, contractStats } from './contract';
+import { recordAnswered } from './route-coverage';
 import { reportStat } from './stats';
 
 /** What the tests need of the running service (test/support/service.ts provides it). */
@@ -67,6 +68,7 @@ const keepsContract: Middleware = {
 // Each test file (one process) says how many answers it checked.
 afterAll(() => {
   if (contractStats.validated > 0) reportStat('responsesValidated', contractStats.validated);
+  recordAnswered(contractStats.answered);
 });
 
 /** `client.request` without the compile-time path check: for requests the contract does not allow. */

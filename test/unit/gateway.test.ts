@@ -2,11 +2,11 @@ import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allowedMethods, routes } from '#functions/routes';
+import { bearerToken, createGateway } from '#lib/local/gateway';
+import type { TokenVerifier } from '#lib/local/jwt';
 import {
-  bearerToken,
   buildContext,
   buildEvent,
-  createGateway,
   foldHeaders,
   isTextContentType,
   type LambdaHandler,
@@ -14,8 +14,7 @@ import {
   type RawRequest,
   resolveRoute,
   toGatewayResponse,
-} from '#lib/local/gateway';
-import type { TokenVerifier } from '#lib/local/jwt';
+} from '#lib/local/lambda-event';
 
 const request = (over: Partial<RawRequest> = {}): RawRequest => ({
   method: 'GET',

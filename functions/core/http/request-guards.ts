@@ -7,7 +7,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { HttpError } from '#core/errors';
 
-export const MAX_BODY_BYTES = 512 * 1024;
+export const MAX_REQUEST_BODY_BYTES = 512 * 1024;
 
 const jsonMediaType = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
 const charsetParameter = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
@@ -17,8 +17,8 @@ export function requestGuards(options: { jsonBody: boolean }): MiddlewareObj<API
     before: ({ event }) => {
       const body = event.body ?? '';
       const bytes = event.isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body, 'utf8');
-      if (bytes > MAX_BODY_BYTES) {
-        throw new HttpError('payload-too-large', `The request body is ${bytes} bytes; the limit is ${MAX_BODY_BYTES}.`);
+      if (bytes > MAX_REQUEST_BODY_BYTES) {
+        throw new HttpError('payload-too-large', `The request body is ${bytes} bytes; the limit is ${MAX_REQUEST_BODY_BYTES}.`);
       }
       if (!options.jsonBody) return;
       const contentType = event.headers?.['content-type'];
