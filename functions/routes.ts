@@ -17,7 +17,8 @@ export type DynamoDbAction =
   | 'dynamodb:PutItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem'
-  | 'dynamodb:ConditionCheckItem';
+  | 'dynamodb:ConditionCheckItem'
+  | 'dynamodb:BatchWriteItem';
 
 export interface Route {
   /** Stable name, used for the Lambda function's logical id. */
@@ -95,6 +96,16 @@ export const routes: readonly Route[] = [
  * so a wrong URL is reported as such even without a token.
  */
 export const fallbackRoute = { name: 'Fallback', handler: 'fallback', dynamodb: [] as readonly DynamoDbAction[] } as const;
+
+/**
+ * The background worker: not a route, a function the table's stream drives (functions/worker/,
+ * lib/stack). Its DynamoDB actions are declared here like a route's, for its IAM policy.
+ */
+export const workerFunction = {
+  name: 'Worker',
+  handler: 'worker/stream',
+  dynamodb: [...WRITE, 'dynamodb:Query', 'dynamodb:BatchWriteItem'] as readonly DynamoDbAction[],
+} as const;
 
 /** Splits a route path into segments; `{x}` segments match any one non-empty segment. */
 function segments(path: string): string[] {

@@ -12,6 +12,10 @@ export const tableDefinition = {
     { name: 'SK', type: 'S' },
   ],
   billing: 'PAY_PER_REQUEST',
+  /** The background worker reads every change (functions/worker/stream.ts). */
+  stream: 'NEW_AND_OLD_IMAGES',
+  /** Epoch seconds after which DynamoDB deletes an item: trash records (the 30-day purge), the feed's old changes. */
+  timeToLiveAttribute: 'expiresAt',
 } as const;
 
 export const defaultTableName = 'documents';

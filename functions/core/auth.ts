@@ -1,5 +1,5 @@
 /**
- * Who the caller is and what their role lets them do (API.md §4). The JWT itself is
+ * Who the caller is and what their role lets them do (docs/api.md). The JWT itself is
  * verified before a handler runs (API Gateway's authorizer, or the local emulator).
  */
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
@@ -19,11 +19,18 @@ export function callerOf(event: APIGatewayProxyEventV2WithJWTAuthorizer): Caller
   return { userId: sub };
 }
 
-export type Action = 'read' | 'write';
+/**
+ * What a request does in a repository: `read` (any member), `write` folders and documents
+ * (owner, editor), `manage` the repository itself and its members (owner).
+ */
+export type Action = 'read' | 'write' | 'manage';
 
-/** Roles allowed to write folders and documents; everyone with a role may read. */
-export const writerRoles: readonly Role[] = ['owner', 'editor'];
-const writers: ReadonlySet<Role> = new Set(writerRoles);
+/** The roles that may do each action. */
+export const rolesFor: Readonly<Record<Action, readonly Role[]>> = {
+  read: ['owner', 'editor', 'viewer'],
+  write: ['owner', 'editor'],
+  manage: ['owner'],
+};
 
 /**
  * Throws unless `role` allows `action`. No role means not a member: the resource is
@@ -31,7 +38,11 @@ const writers: ReadonlySet<Role> = new Set(writerRoles);
  */
 export function authorize(role: Role | undefined, action: Action, what: string): asserts role is Role {
   if (!role) throw notFound(what);
-  if (action === 'write' && !writers.has(role)) {
-    throw forbidden(`Your role "${role}" in this repository does not allow changes.`);
+  if (!rolesFor[action].includes(role)) {
+    throw forbidden(
+      action === 'manage'
+        ? `Your role "${role}" in this repository does not allow managing it; only an owner may.`
+        : `Your role "${role}" in this repository does not allow changes.`,
+    );
   }
 }

@@ -11,7 +11,17 @@ export type ProblemKind =
   | 'not-found'
   | 'method-not-allowed'
   | 'conflict'
+  | 'last-owner'
+  | 'folder-cycle'
+  | 'folder-not-empty'
+  | 'restore-target-gone'
+  | 'member-limit'
+  | 'repository-limit'
+  | 'depth-limit'
+  | 'request-in-progress'
+  | 'cursor-expired'
   | 'precondition-failed'
+  | 'idempotency-key-reused'
   | 'payload-too-large'
   | 'unsupported-media-type'
   | 'throttled'
@@ -27,7 +37,17 @@ export const problems: Readonly<Record<ProblemKind, { status: number; title: str
   'not-found': { status: 404, title: 'Not Found' },
   'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
   conflict: { status: 409, title: 'Conflict' },
+  'last-owner': { status: 409, title: 'A repository keeps at least one owner' },
+  'folder-cycle': { status: 409, title: 'A folder cannot move into itself or below itself' },
+  'folder-not-empty': { status: 409, title: 'The folder is not empty' },
+  'restore-target-gone': { status: 409, title: 'The folder to restore into is gone' },
+  'member-limit': { status: 409, title: 'The repository has as many members as it may' },
+  'repository-limit': { status: 409, title: 'The user is in as many repositories as they may' },
+  'depth-limit': { status: 409, title: 'Folders nest too deep' },
+  'request-in-progress': { status: 409, title: 'A request with this Idempotency-Key is in progress' },
+  'cursor-expired': { status: 410, title: 'The cursor is older than the feed keeps' },
   'precondition-failed': { status: 412, title: 'Precondition Failed' },
+  'idempotency-key-reused': { status: 422, title: 'The Idempotency-Key was used for another request' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
   throttled: { status: 429, title: 'Too Many Requests' },

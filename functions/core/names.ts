@@ -1,5 +1,5 @@
 /**
- * Names of repositories, folders and documents (API.md §1): what is stored, and the key
+ * Names of repositories, folders and documents (docs/api.md): what is stored, and the key
  * under which two names count as the same.
  */
 export const MAX_NAME_LENGTH = 255;

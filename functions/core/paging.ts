@@ -1,5 +1,5 @@
 /**
- * Opaque, tamper-proof paging tokens (API.md §3). A token names the list it belongs to and
+ * Opaque, tamper-proof paging tokens (docs/api.md). A token names the list it belongs to and
  * where the previous page ended, signed with HMAC-SHA256: an altered token, or one from
  * another list, is rejected rather than yielding a wrong page.
  */

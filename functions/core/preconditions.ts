@@ -1,5 +1,5 @@
 /**
- * Optimistic concurrency (API.md §5): `If-Match` and the body's `version`.
+ * Optimistic concurrency (docs/api.md): `If-Match` and the body's `version`.
  */
 import { invalidField, preconditionFailed } from './errors';
 

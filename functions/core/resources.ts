@@ -14,6 +14,8 @@ const id = (description: string) => z.string().check(z.regex(new RegExp(ID_PATTE
 const time = (description: string) =>
   z.string().check(z.meta({ description, format: 'date-time', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?Z$' }));
 const user = (description: string) => z.string().check(z.minLength(1), z.meta({ description, examples: ['alice'] }));
+const version = (what: string) =>
+  z.int().check(z.gte(1), z.meta({ description: `1 when the ${what} is made, +1 on every change; the ETag is \`"<version>"\`.` }));
 const name = () =>
   z
     .string()
@@ -32,9 +34,11 @@ export const repositorySchema = z.strictObject({
   description: z.string(),
   rootFolderId: id('Its root folder (clients should use this, not `id`).'),
   role: z.enum(roles).check(z.meta({ description: "The caller's role in the repository." })),
+  version: version('repository'),
   createdAt: time('ISO 8601, UTC.'),
   createdBy: user('The JWT `sub` of its creator, its first owner.'),
   updatedAt: time('ISO 8601, UTC.'),
+  updatedBy: user('The JWT `sub` of the last writer.'),
 });
 
 export const folderSchema = z.strictObject({
@@ -42,6 +46,7 @@ export const folderSchema = z.strictObject({
   repositoryId: id('The repository the folder is in.'),
   parentId: z.nullable(id('The parent folder; `null` for a root folder.')),
   name: name(),
+  version: version('folder'),
   createdAt: time('ISO 8601, UTC.'),
   createdBy: user('The JWT `sub` of its creator.'),
   updatedAt: time('ISO 8601, UTC.'),
@@ -56,7 +61,7 @@ const documentShape = {
   contentType: z.string().check(z.meta({ examples: ['text/markdown; charset=utf-8'] })),
   content: z.string().check(z.meta({ description: 'UTF-8 text.' })),
   size: z.int().check(z.gte(0), z.meta({ description: 'Bytes of `content` in UTF-8.' })),
-  version: z.int().check(z.gte(1), z.meta({ description: '1 on create, +1 on every update; the ETag is `"<version>"`.' })),
+  version: version('document'),
   createdAt: time('ISO 8601, UTC.'),
   createdBy: user('The JWT `sub` of its creator.'),
   updatedAt: time('ISO 8601, UTC.'),
@@ -75,6 +80,67 @@ const page = <T extends z.core.$ZodType>(item: T) =>
     ),
   });
 
+export const memberSchema = z.strictObject({
+  userId: user('The member: a JWT `sub`.'),
+  role: z.enum(roles).check(z.meta({ description: 'What the member may do in the repository.' })),
+  addedAt: time('When the user became a member.'),
+  addedBy: user('Who gave the first role.'),
+  updatedAt: time('When the role last changed.'),
+  updatedBy: user('Who changed it last.'),
+});
+
+export const trashItemSchema = z.strictObject({
+  id: id('The document or folder id (the same it had before it was deleted).'),
+  kind: z.enum(['document', 'folder']),
+  name: name(),
+  folderId: id('The folder it was in.'),
+  deletedAt: time('When it was moved to the trash.'),
+  deletedBy: user('Who moved it there.'),
+  purgeAt: time('When it is deleted permanently, unless restored before.'),
+});
+
+const revisionShape = {
+  version: version('document'),
+  name: name(),
+  contentType: z.string(),
+  size: z.int().check(z.gte(0), z.meta({ description: 'Bytes of `content` in UTF-8.' })),
+  updatedAt: time('When this version was written.'),
+  updatedBy: user('Who wrote it.'),
+};
+export const revisionSchema = z.strictObject({ ...revisionShape, content: z.string().check(z.meta({ description: 'UTF-8 text.' })) });
+export const revisionSummarySchema = z.strictObject(revisionShape);
+
+export const changeTypes = [
+  'created',
+  'updated',
+  'renamed',
+  'moved',
+  'deleted',
+  'restored',
+  'purged',
+  'member-added',
+  'member-changed',
+  'member-removed',
+  'repository-updated',
+] as const;
+export const changeKinds = ['document', 'folder', 'repository', 'member'] as const;
+export const changeSchema = z.strictObject({
+  type: z.enum(changeTypes),
+  kind: z.enum(changeKinds),
+  id: z.string().check(z.minLength(1), z.meta({ description: 'The document, folder or repository id; for a member, the `userId`.' })),
+  folderId: z.optional(z.nullable(id('The folder it is in (for a folder: its parent; `null` for a root folder).'))),
+  previousFolderId: z.optional(id('For a move: the folder it was in.')),
+  name: z.optional(name()),
+  version: z.optional(version('resource')),
+  role: z.optional(z.enum(roles).check(z.meta({ description: "For a member change: the member's role (after the change)." }))),
+  at: time('When the change was made.'),
+  by: user('Who made it.'),
+});
+export const changesPageSchema = z.strictObject({
+  items: z.array(changeSchema),
+  cursor: z.string().check(z.minLength(1), z.meta({ description: 'Pass it as `cursor` to get the changes after these.' })),
+});
+
 /** Every response body by the name of its OpenAPI component. */
 export const resources = {
   Repository: repositorySchema,
@@ -84,6 +150,15 @@ export const resources = {
   RepositoryList: page(repositorySchema),
   FolderList: page(folderSchema),
   DocumentList: page(documentSummarySchema),
+  Member: memberSchema,
+  MemberList: page(memberSchema),
+  TrashItem: trashItemSchema,
+  TrashList: page(trashItemSchema),
+  Revision: revisionSchema,
+  RevisionSummary: revisionSummarySchema,
+  RevisionList: page(revisionSummarySchema),
+  Change: changeSchema,
+  ChangesPage: changesPageSchema,
 };
 export type ResourceName = keyof typeof resources;
 export type ResourceOf<N extends ResourceName> = z.output<(typeof resources)[N]>;
@@ -92,6 +167,12 @@ export type Repository = ResourceOf<'Repository'>;
 export type Folder = ResourceOf<'Folder'>;
 export type Document = ResourceOf<'Document'>;
 export type DocumentSummary = ResourceOf<'DocumentSummary'>;
+export type Member = ResourceOf<'Member'>;
+export type TrashItem = ResourceOf<'TrashItem'>;
+export type Revision = ResourceOf<'Revision'>;
+export type RevisionSummary = ResourceOf<'RevisionSummary'>;
+export type Change = ResourceOf<'Change'>;
+export type ChangeType = (typeof changeTypes)[number];
 export interface Page<T> {
   items: T[];
   nextToken?: string;

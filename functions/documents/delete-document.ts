@@ -1,15 +1,16 @@
-/** DELETE /document/{id} — remove a document; guarded by If-Match. */
+/** DELETE /document/{id} — move a document to its repository's trash; guarded by If-Match. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { idParams } from '#core/schemas';
-import { deleteDocument } from '#core/store/documents';
+import { trashDocument } from '#core/store/trash';
 
 export const operation = {
   tag: 'Documents',
-  summary: 'Delete a document',
+  summary: 'Delete a document (to the trash)',
+  description: "Moves the document to its repository's trash (`GET /{id}/trash`), from where it can be restored for 30 days.",
   params: idParams,
   ifMatch: true,
-  success: { status: 204, description: 'Deleted.' },
+  success: { status: 204, description: 'Moved to the trash.' },
   errors: {
     'not-found': notVisible('document'),
     forbidden: readOnly,
@@ -17,4 +18,4 @@ export const operation = {
   },
 } as const satisfies Operation;
 
-export const handler = endpoint(operation, ({ caller, params, precondition }) => deleteDocument(caller, params.id, precondition));
+export const handler = endpoint(operation, ({ caller, params, precondition }) => trashDocument(caller, params.id, precondition));

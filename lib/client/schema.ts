@@ -150,7 +150,10 @@ export interface paths {
         get: operations["getDocument"];
         put?: never;
         post?: never;
-        /** Delete a document */
+        /**
+         * Delete a document (to the trash)
+         * @description Moves the document to its repository's trash (`GET /{id}/trash`), from where it can be restored for 30 days.
+         */
         delete: operations["deleteDocument"];
         options?: never;
         head?: never;
@@ -249,6 +252,8 @@ export interface components {
              * @enum {string}
              */
             role: "owner" | "editor" | "viewer";
+            /** @description 1 when the repository is made, +1 on every change; the ETag is `"<version>"`. */
+            version: number;
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -264,6 +269,11 @@ export interface components {
              * @description ISO 8601, UTC.
              */
             updatedAt: string;
+            /**
+             * @description The JWT `sub` of the last writer.
+             * @example alice
+             */
+            updatedBy: string;
         };
         Folder: {
             /** @description The folder id. */
@@ -273,6 +283,8 @@ export interface components {
             parentId: string | null;
             /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
             name: string;
+            /** @description 1 when the folder is made, +1 on every change; the ETag is `"<version>"`. */
+            version: number;
             /**
              * Format: date-time
              * @description ISO 8601, UTC.
@@ -309,7 +321,7 @@ export interface components {
             content: string;
             /** @description Bytes of `content` in UTF-8. */
             size: number;
-            /** @description 1 on create, +1 on every update; the ETag is `"<version>"`. */
+            /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
             version: number;
             /**
              * Format: date-time
@@ -345,7 +357,7 @@ export interface components {
             contentType: string;
             /** @description Bytes of `content` in UTF-8. */
             size: number;
-            /** @description 1 on create, +1 on every update; the ETag is `"<version>"`. */
+            /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
             version: number;
             /**
              * Format: date-time
@@ -382,6 +394,153 @@ export interface components {
             items: components["schemas"]["DocumentSummary"][];
             /** @description Pass it as `nextToken` to get the next page; absent on the last page. */
             nextToken?: string;
+        };
+        Member: {
+            /**
+             * @description The member: a JWT `sub`.
+             * @example alice
+             */
+            userId: string;
+            /**
+             * @description What the member may do in the repository.
+             * @enum {string}
+             */
+            role: "owner" | "editor" | "viewer";
+            /**
+             * Format: date-time
+             * @description When the user became a member.
+             */
+            addedAt: string;
+            /**
+             * @description Who gave the first role.
+             * @example alice
+             */
+            addedBy: string;
+            /**
+             * Format: date-time
+             * @description When the role last changed.
+             */
+            updatedAt: string;
+            /**
+             * @description Who changed it last.
+             * @example alice
+             */
+            updatedBy: string;
+        };
+        MemberList: {
+            items: components["schemas"]["Member"][];
+            /** @description Pass it as `nextToken` to get the next page; absent on the last page. */
+            nextToken?: string;
+        };
+        TrashItem: {
+            /** @description The document or folder id (the same it had before it was deleted). */
+            id: string;
+            /** @enum {string} */
+            kind: "document" | "folder";
+            /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
+            name: string;
+            /** @description The folder it was in. */
+            folderId: string;
+            /**
+             * Format: date-time
+             * @description When it was moved to the trash.
+             */
+            deletedAt: string;
+            /**
+             * @description Who moved it there.
+             * @example alice
+             */
+            deletedBy: string;
+            /**
+             * Format: date-time
+             * @description When it is deleted permanently, unless restored before.
+             */
+            purgeAt: string;
+        };
+        TrashList: {
+            items: components["schemas"]["TrashItem"][];
+            /** @description Pass it as `nextToken` to get the next page; absent on the last page. */
+            nextToken?: string;
+        };
+        Revision: {
+            /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
+            version: number;
+            /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
+            name: string;
+            contentType: string;
+            /** @description Bytes of `content` in UTF-8. */
+            size: number;
+            /**
+             * Format: date-time
+             * @description When this version was written.
+             */
+            updatedAt: string;
+            /**
+             * @description Who wrote it.
+             * @example alice
+             */
+            updatedBy: string;
+            /** @description UTF-8 text. */
+            content: string;
+        };
+        RevisionSummary: {
+            /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
+            version: number;
+            /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
+            name: string;
+            contentType: string;
+            /** @description Bytes of `content` in UTF-8. */
+            size: number;
+            /**
+             * Format: date-time
+             * @description When this version was written.
+             */
+            updatedAt: string;
+            /**
+             * @description Who wrote it.
+             * @example alice
+             */
+            updatedBy: string;
+        };
+        RevisionList: {
+            items: components["schemas"]["RevisionSummary"][];
+            /** @description Pass it as `nextToken` to get the next page; absent on the last page. */
+            nextToken?: string;
+        };
+        Change: {
+            /** @enum {string} */
+            type: "created" | "updated" | "renamed" | "moved" | "deleted" | "restored" | "purged" | "member-added" | "member-changed" | "member-removed" | "repository-updated";
+            /** @enum {string} */
+            kind: "document" | "folder" | "repository" | "member";
+            /** @description The document, folder or repository id; for a member, the `userId`. */
+            id: string;
+            folderId?: string | null;
+            /** @description For a move: the folder it was in. */
+            previousFolderId?: string;
+            /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
+            name?: string;
+            /** @description 1 when the resource is made, +1 on every change; the ETag is `"<version>"`. */
+            version?: number;
+            /**
+             * @description For a member change: the member's role (after the change).
+             * @enum {string}
+             */
+            role?: "owner" | "editor" | "viewer";
+            /**
+             * Format: date-time
+             * @description When the change was made.
+             */
+            at: string;
+            /**
+             * @description Who made it.
+             * @example alice
+             */
+            by: string;
+        };
+        ChangesPage: {
+            items: components["schemas"]["Change"][];
+            /** @description Pass it as `cursor` to get the changes after these. */
+            cursor: string;
         };
         ValidationProblem: {
             /** @constant */
@@ -448,6 +607,96 @@ export interface components {
             /** @description What went wrong with this request, for people. */
             detail: string;
         };
+        LastOwnerProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:last-owner";
+            /** @example A repository keeps at least one owner */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        FolderCycleProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:folder-cycle";
+            /** @example A folder cannot move into itself or below itself */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        FolderNotEmptyProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:folder-not-empty";
+            /** @example The folder is not empty */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        RestoreTargetGoneProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:restore-target-gone";
+            /** @example The folder to restore into is gone */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        MemberLimitProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:member-limit";
+            /** @example The repository has as many members as it may */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        RepositoryLimitProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:repository-limit";
+            /** @example The user is in as many repositories as they may */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        DepthLimitProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:depth-limit";
+            /** @example Folders nest too deep */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        RequestInProgressProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:request-in-progress";
+            /** @example A request with this Idempotency-Key is in progress */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        CursorExpiredProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:cursor-expired";
+            /** @example The cursor is older than the feed keeps */
+            title: string;
+            /** @constant */
+            status: 410;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
         PreconditionFailedProblem: {
             /** @constant */
             type: "urn:problem-type:documents:precondition-failed";
@@ -455,6 +704,16 @@ export interface components {
             title: string;
             /** @constant */
             status: 412;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        IdempotencyKeyReusedProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:idempotency-key-reused";
+            /** @example The Idempotency-Key was used for another request */
+            title: string;
+            /** @constant */
+            status: 422;
             /** @description What went wrong with this request, for people. */
             detail: string;
         };
@@ -1094,7 +1353,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Deleted. */
+            /** @description Moved to the trash. */
             204: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];

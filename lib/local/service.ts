@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { referenceAssetFiles } from '#functions/routes';
 import { defaultTableName } from '#lib/table';
 import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-local';
-import { createGateway, type Gateway, type GatewayOptions, problem } from './gateway';
+import { createGateway, type Gateway, type GatewayOptions, moduleHandlerLoader, problem } from './gateway';
 import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, verifierFromEnv } from './jwt';
+import { type LocalWorker, startLocalWorker } from './worker';
 import { readOrCreateOnce } from './write-once';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -32,6 +33,8 @@ export interface LocalServiceOptions {
   log?: (line: string) => void;
   /** Sees every answer the gateway writes. */
   onAnswer?: GatewayOptions['onAnswer'];
+  /** Print each change event the worker publishes (EventBridge's part on AWS); default false. */
+  printEvents?: boolean;
 }
 
 export interface LocalService {
@@ -41,6 +44,8 @@ export interface LocalService {
   dynamodbEndpoint: string;
   /** A token from the local issuer; throws in external issuer mode (JWT_ISSUER/JWT_AUDIENCE). */
   issueToken(sub: string, extraClaims?: Record<string, unknown>, options?: IssueTokenOptions): Promise<string>;
+  /** The background worker: wait for it to catch up, or listen to the change events it publishes. */
+  worker: Pick<LocalWorker, 'settled' | 'onEvent'>;
   stop(): Promise<void>;
 }
 
@@ -115,9 +120,23 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     // On AWS a route's `files` sit beside its bundle; here they are read where they are.
     process.env.DOCS_ASSETS_DIR ||= docsAssetsDir();
 
+    const loadHandler = moduleHandlerLoader();
+    const log = opts.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+    const worker = await startLocalWorker({
+      endpoint,
+      tableName,
+      dataDir: opts.dataDir,
+      persistent: !opts.inMemory && !opts.dynamodbEndpoint,
+      loadHandler,
+      log,
+      printEvents: opts.printEvents ?? false,
+    });
+    cleanups.push(() => worker.stop());
+
     const localIssuer: LocalIssuer | undefined = auth.localIssuer;
     gateway = createGateway({
       verifier: auth.verifier,
+      loadHandler,
       ...(opts.log ? { log: opts.log } : {}),
       ...(opts.onAnswer ? { onAnswer: opts.onAnswer } : {}),
       ...(localIssuer ? { publicDocuments: (path: string) => issuerDocument(path, baseUrl, localIssuer) } : {}),
@@ -129,6 +148,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       port,
       tableName,
       dynamodbEndpoint: endpoint,
+      worker: { settled: (timeoutMs) => worker.settled(timeoutMs), onEvent: (listener) => worker.onEvent(listener) },
       async issueToken(sub, extraClaims, options) {
         if (!localIssuer) {
           throw new Error(

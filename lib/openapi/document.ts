@@ -11,7 +11,7 @@
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
 import { type ProblemKind, problems } from '#core/errors';
-import type { JsonSuccess, Operation, Tag } from '#core/http/operation';
+import type { DomainProblem, JsonSuccess, Operation, Tag } from '#core/http/operation';
 import { MAX_REQUEST_BODY_BYTES } from '#core/http/request-guards';
 import { ID_PATTERN } from '#core/ids';
 import { problemSchema, resources } from '#core/resources';
@@ -38,8 +38,12 @@ export async function loadOperations(): Promise<Operations> {
 
 const tags: Record<Tag, string> = {
   Repositories: 'A repository holds folders and documents; each member has a role in it (`owner`, `editor`, `viewer`).',
+  Members: 'Sharing: who is a member of a repository, and with which role. A repository always keeps at least one owner.',
   Folders: 'Folders nest; a repository has one root folder. Lists are by name, case-insensitively, in pages.',
   Documents: 'UTF-8 text documents, versioned for optimistic concurrency (`ETag` / `If-Match`).',
+  Trash: "Deleted documents and folders stay in their repository's trash for 30 days, and can be restored.",
+  Revisions: 'Every version of a document is a revision: read one, or restore it as a new version.',
+  Changes: "Each repository's change feed: every change after a cursor, in order, exactly once.",
   Documentation: 'This reference and the OpenAPI document it is made from. Public: no token.',
 };
 
@@ -162,30 +166,53 @@ const statusOf = (response: ErrorResponse) => problemInfo(response.kinds[0]!).st
 const errorResponseNamed = (name: string) => errorResponses.find((r) => r.name === name)!;
 
 /** The error responses an operation can answer with, by status. */
-function operationErrors(route: Route, spec: Operation): Record<string, Json> {
-  const names: string[] = [];
-  // What the schemas (or the If-Match parser) validate; the docs asset name is only looked up (404).
-  const takesInput = spec.params || spec.query || spec.ifMatch;
-  if (spec.body) names.push('InvalidBody');
-  else if (takesInput) names.push('InvalidRequest');
-  if (!route.public) names.push('Unauthorized');
-  const domain: Record<string, string | undefined> = {
-    Forbidden: spec.errors?.forbidden,
-    NotFound: spec.errors?.['not-found'],
-    Conflict: spec.errors?.conflict,
-    PreconditionFailed: spec.errors?.['precondition-failed'],
-  };
-  for (const [name, description] of Object.entries(domain)) if (description) names.push(name);
-  names.push('PayloadTooLarge');
-  if (spec.body) names.push('UnsupportedMediaType');
-  names.push('TooManyRequests', 'InternalServerError', 'ServiceUnavailable');
+/** The shared response component of a domain error kind, where there is one. */
+const domainComponents: Partial<Record<DomainProblem, string>> = {
+  forbidden: 'Forbidden',
+  'not-found': 'NotFound',
+  conflict: 'Conflict',
+  'precondition-failed': 'PreconditionFailed',
+};
 
+/**
+ * The error responses an operation can answer with, by status: those every endpoint of its
+ * kind shares (components), and those its own logic raises (`operation.errors`). Several kinds
+ * of one status (409: a name clash, or the last owner) answer one of their problem schemas.
+ */
+function operationErrors(route: Route, spec: Operation): Record<string, Json> {
   const responses: Record<string, Json> = {};
-  for (const name of names) {
-    const description = domain[name];
+  const shared = (name: string, description?: string) => {
     responses[String(statusOf(errorResponseNamed(name)))] = { $ref: responseRef(name), ...(description ? { description } : {}) };
+  };
+  // What the schemas (or the If-Match parser) validate; the docs asset name is only looked up (404).
+  if (spec.body) shared('InvalidBody');
+  else if (spec.params || spec.query || spec.ifMatch) shared('InvalidRequest');
+  if (!route.public) shared('Unauthorized');
+  const byStatus = new Map<number, [DomainProblem, string][]>();
+  for (const [kind, description] of Object.entries(spec.errors ?? {}) as [DomainProblem, string][]) {
+    const status = problemInfo(kind).status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), [kind, description]]);
   }
-  return responses;
+  for (const [status, kinds] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const [first] = kinds;
+    const component = kinds.length === 1 ? domainComponents[first![0]] : undefined;
+    if (component) {
+      shared(component, first![1]);
+      continue;
+    }
+    const schemas = kinds.map(([kind]) => schemaRef(problemSchemaName(kind)));
+    responses[String(status)] = {
+      description: kinds.map(([, description]) => description).join(' Or: '),
+      headers: { 'Cache-Control': header('CacheControl') },
+      content: { 'application/problem+json': { schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas } } },
+    };
+  }
+  shared('PayloadTooLarge');
+  if (spec.body) shared('UnsupportedMediaType');
+  shared('TooManyRequests');
+  shared('InternalServerError');
+  shared('ServiceUnavailable');
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
 // ---------------------------------------------------------------------------------------------

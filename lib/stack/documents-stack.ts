@@ -8,13 +8,14 @@ import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { CorsHttpMethod, HttpApi, HttpMethod, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { fallbackRoute, routes } from '#functions/routes';
 import { tableDefinition } from '#lib/table';
 import { ApiAuth } from './auth';
+import { BackgroundWorker } from './background-worker';
 import { type DeploymentConfig, retentionDays } from './config';
 import { RouteFunction } from './route-function';
 
@@ -37,7 +38,8 @@ export class DocumentsStack extends Stack {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: !config.destroyable,
       removalPolicy,
-      // No TTL attribute: nothing in the data model expires.
+      stream: StreamViewType[tableDefinition.stream],
+      timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
     });
 
     // Signs list paging tokens (functions/core/paging.ts). Generated at deploy time, never
@@ -126,6 +128,13 @@ export class DocumentsStack extends Stack {
       });
     }
 
+    const worker = new BackgroundWorker(this, 'Worker', { table, logRetention, removalPolicy });
+
+    new CfnOutput(this, 'EventBusName', { value: worker.eventBus.eventBusName, description: 'Where changes are published' });
+    new CfnOutput(this, 'FailedRecordsQueueUrl', {
+      value: worker.deadLetters.queueUrl,
+      description: 'Stream records the worker gave up on',
+    });
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint, description: 'Base URL of the API' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
   }

@@ -17,7 +17,7 @@ import { functionBundling, handlerEntry, projectRoot } from '#lib/bundling';
 import { memorySize, timeoutSeconds } from '#lib/function-settings';
 
 export interface RouteFunctionProps {
-  /** The route table entry (or the `$default` fallback). */
+  /** The route table entry (or the `$default` fallback, or the background worker). */
   readonly route: {
     readonly name: string;
     readonly handler: string;
@@ -29,6 +29,8 @@ export interface RouteFunctionProps {
   readonly environment: Record<string, string>;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
+  /** Overrides lib/function-settings.ts (the background worker's longer runs). */
+  readonly timeoutSeconds?: number;
 }
 
 export class RouteFunction extends Construct {
@@ -68,7 +70,7 @@ export class RouteFunction extends Construct {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize,
-      timeout: Duration.seconds(timeoutSeconds),
+      timeout: Duration.seconds(props.timeoutSeconds ?? timeoutSeconds),
       role,
       logGroup,
       environment: {

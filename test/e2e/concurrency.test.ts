@@ -1,6 +1,6 @@
 /**
  * Racing requests against one name, one id or one version: exactly one wins, the others get
- * the contract's 409/412, and the listings agree with the winners (API.md §1, §5).
+ * the contract's 409/412, and the listings agree with the winners (docs/api.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {

@@ -50,7 +50,8 @@ describe('POST /document', () => {
     expectJson(res, 201);
     const doc = res.body as Document;
     expect(doc).toEqual({
-      id: expect.stringMatching(SERVICE_ID),
+      // Service-made document ids carry their repository, like folder ids (functions/core/ids.ts).
+      id: expect.stringMatching(new RegExp(`^${repo.id}[A-Za-z0-9_-]{22}$`)),
       repositoryId: repo.id,
       folderId: folder.id,
       name: 'Notes.md',
@@ -413,12 +414,14 @@ describe('DELETE /document/{id}', () => {
     expectProblem(await user.api.get(`/document/${doc.id}`), 404);
   });
 
-  it('lets a deleted client-supplied id be used again', async () => {
+  it('keeps a client-supplied id taken while its document is in the trash, and frees its name at once', async () => {
     const folder = await freshFolder();
     const id = `reuse-${randomId().slice(0, 8)}`;
-    await newDocument(user.api, folder.id, { id, name: uniqueName() });
+    const name = uniqueName();
+    await newDocument(user.api, folder.id, { id, name });
     expect((await user.api.delete(`/document/${id}`)).status).toBe(204);
-    const again = await newDocument(user.api, folder.id, { id, name: uniqueName() });
-    expect(again.version).toBe(1);
+    // The trashed document can still be restored under its id: the id stays taken.
+    expectProblem(await user.api.post('/document', { folderId: folder.id, id, name: uniqueName() }), 409);
+    expect((await newDocument(user.api, folder.id, { name })).name).toBe(name);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Every status of API.md §6 that the local service can produce, in the order of checks
+ * Every status of docs/api.md that the local service can produce, in the order of checks
  * docs/api-decisions.md fixes, and the shape every error shares (RFC 9457, no internals).
  * 403 is not here: it needs a second member of a repository, and no endpoint adds members yet.
  */

@@ -42,6 +42,7 @@ describe('POST /folder', () => {
       repositoryId: repo.id,
       parentId: repo.rootFolderId,
       name,
+      version: 1,
       createdAt: expect.any(String),
       createdBy: user.sub,
       updatedAt: expect.any(String),

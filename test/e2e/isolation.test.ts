@@ -1,6 +1,6 @@
 /**
  * A caller who is not a member of a repository learns nothing about it: every read and every
- * write is a 404 exactly like the one for an id that does not exist (API.md §4), never a 403,
+ * write is a 404 exactly like the one for an id that does not exist (docs/api.md), never a 403,
  * 409 or 412, and nothing changes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

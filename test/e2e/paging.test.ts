@@ -1,5 +1,5 @@
 /**
- * Lists (API.md §3): pages concatenate to the whole list in name order, case-insensitively,
+ * Lists (docs/api.md): pages concatenate to the whole list in name order, case-insensitively,
  * with no duplicates and no gaps; `nextToken` is absent on the last page; limit defaults to 50.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

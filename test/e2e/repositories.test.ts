@@ -34,9 +34,11 @@ describe('POST /', () => {
       description: 'Team notes',
       rootFolderId: repo.id,
       role: 'owner',
+      version: 1,
       createdAt: expect.any(String),
       createdBy: sub,
       updatedAt: expect.any(String),
+      updatedBy: sub,
     });
     expect(locationPath(res)).toBe(`/${repo.id}`);
     expectRecentTime(repo.createdAt);
@@ -81,6 +83,7 @@ describe('POST /', () => {
       repositoryId: repo.id,
       parentId: null,
       name: repo.name,
+      version: 1,
       createdAt: expect.any(String),
       createdBy: sub,
       updatedAt: expect.any(String),

@@ -1,5 +1,5 @@
 /**
- * Roles (API.md §4): a viewer reads but gets 403 for every write, and nothing changes; an
+ * Roles (docs/api.md): a viewer reads but gets 403 for every write, and nothing changes; an
  * editor writes. No endpoint shares a repository yet, so the test grants roles with the
  * store's addMember — the write a sharing endpoint will make — in the service's own table.
  */

@@ -10,10 +10,13 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fallbackRoute, routes } from '#functions/routes';
+import { fallbackRoute, routes, workerFunction } from '#functions/routes';
 import { bundleHandler, projectRoot } from '#lib/bundling';
+import { localClient } from '#lib/local/dynamodb-local';
 import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
 import { createTestTable } from '#test/support/dynamodb';
 
@@ -57,11 +60,21 @@ async function invoke(
     resolution,
     isPublic ? undefined : { sub: user, iss: 'https://issuer.example.com', aud: 'documents-api', iat: 1, exp: 4102444800 },
   );
+  const result = (await invokeBundle(resolution.route.name, event, `${method} ${url}`)) as APIGatewayProxyStructuredResultV2;
+  const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
+  const text = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString() : (result.body ?? '');
+  const json = /json/.test(headers['content-type'] ?? '') && text ? JSON.parse(text) : text;
+  return { status: result.statusCode!, headers, body: json };
+}
+const invoked = new Set<string>();
+
+/** Runs one function's bundle once, in a fresh Node process, with `event`; returns what its handler returned. */
+async function invokeBundle(name: string, event: unknown, what = name): Promise<unknown> {
   const n = ++invocation;
   const eventFile = join(workdir, `event-${n}.json`);
   const resultFile = join(workdir, `result-${n}.json`);
   writeFileSync(eventFile, JSON.stringify(event));
-  const bundle = bundles.get(resolution.route.name)!;
+  const bundle = bundles.get(name)!;
   try {
     await run(process.execPath, ['--input-type=module', '-e', INVOKE, bundle, eventFile, resultFile], {
       // No DOCS_ASSETS_DIR: a deployed function finds its files beside its bundle.
@@ -71,16 +84,11 @@ async function invoke(
     // Node prints the failing line of a minified bundle (a whole megabyte): keep the short ones.
     const stderr = String((error as { stderr?: string }).stderr ?? error);
     const lines = stderr.split('\n').filter((line) => line.length < 300 && line.trim());
-    throw new Error(`${resolution.route.name} bundle failed on ${method} ${url}:\n${lines.slice(-8).join('\n')}`);
+    throw new Error(`${name} bundle failed on ${what}:\n${lines.slice(-8).join('\n')}`);
   }
-  const result = JSON.parse(readFileSync(resultFile, 'utf8')) as APIGatewayProxyStructuredResultV2;
-  const headers = Object.fromEntries(Object.entries(result.headers ?? {}).map(([k, v]) => [k.toLowerCase(), String(v)]));
-  const text = result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64').toString() : (result.body ?? '');
-  const json = /json/.test(headers['content-type'] ?? '') && text ? JSON.parse(text) : text;
-  invoked.add(resolution.route.name);
-  return { status: result.statusCode!, headers, body: json };
+  invoked.add(name);
+  return JSON.parse(readFileSync(resultFile, 'utf8'));
 }
-const invoked = new Set<string>();
 
 beforeAll(async () => {
   const table = await createTestTable();
@@ -95,7 +103,7 @@ beforeAll(async () => {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   await Promise.all(
-    [...routes, fallbackRoute].map(async (route) => {
+    [...routes, fallbackRoute, workerFunction].map(async (route) => {
       const outdir = join(workdir, route.name);
       bundles.set(route.name, await bundleHandler(route.handler, outdir));
       // As the stack's afterBundling hook does: the files a route reads go beside its bundle.
@@ -156,7 +164,43 @@ describe('every deployed bundle answers a real request', () => {
     expect((await invoke('GET', '/docs/..%2Fpackage.json')).status).toBe(404);
   });
 
-  it('has exercised every route of the route table', () => {
-    expect([...invoked].sort()).toEqual([...routes, fallbackRoute].map((r) => r.name).sort());
+  it('runs the background worker from its bundle on stream records: changes are numbered into the feed', async () => {
+    const repo = await invoke('POST', '/', { body: { name: 'Fed' } });
+    await invoke('POST', '/document', { body: { folderId: repo.body.rootFolderId, name: 'one.txt' } });
+    await invoke('POST', '/document', { body: { folderId: repo.body.rootFolderId, name: 'two.txt' } });
+    const feed = async () =>
+      (
+        await DynamoDBDocumentClient.from(localClient(env.DYNAMODB_ENDPOINT!)).send(
+          new QueryCommand({
+            TableName: env.TABLE_NAME,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': `FEED#${repo.body.id}` },
+          }),
+        )
+      ).Items ?? [];
+    const pending = (await feed()).filter((item) => (item.SK as string).startsWith('P#'));
+    expect(pending).toHaveLength(2);
+    const records = pending.map((item, i) => ({
+      eventID: `e${i}`,
+      eventName: 'INSERT',
+      eventSource: 'aws:dynamodb',
+      dynamodb: {
+        Keys: marshall({ PK: item.PK, SK: item.SK }),
+        NewImage: marshall(item),
+        SequenceNumber: String(100 + i),
+        StreamViewType: 'NEW_AND_OLD_IMAGES',
+      },
+    }));
+    const result = await invokeBundle(workerFunction.name, { Records: records });
+    expect(result).toEqual({ batchItemFailures: [] });
+    const numbered = (await feed()).filter((item) => (item.SK as string).startsWith('S#'));
+    expect(numbered.map((item) => [item.seq, item.type, item.name])).toEqual([
+      [1, 'created', expect.any(String)],
+      [2, 'created', expect.any(String)],
+    ]);
+  });
+
+  it('has exercised every route of the route table, and the worker', () => {
+    expect([...invoked].sort()).toEqual([...routes, fallbackRoute, workerFunction].map((r) => r.name).sort());
   });
 });

@@ -6,7 +6,8 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { fallbackRoute, routes } from '#functions/routes';
+import { fallbackRoute, routes, workerFunction } from '#functions/routes';
+import { streamFilters } from '#functions/worker/filters';
 import { memorySize, timeoutSeconds } from '#lib/function-settings';
 import { buildApp, projectContext } from '#lib/stack/app';
 
@@ -39,19 +40,20 @@ const actionsOf = (routeName: string): string[] =>
   policyStatementsOf(routeName).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 
 describe('functions', () => {
-  it('makes one function per route table entry, plus the $default fallback', () => {
+  it('makes one function per route table entry, plus the $default fallback and the background worker', () => {
     const functions = resources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(routes.length + 1);
-    for (const route of [...routes, fallbackRoute]) functionIdOf(route.name);
+    expect(Object.keys(functions)).toHaveLength(routes.length + 2);
+    for (const route of [...routes, fallbackRoute, workerFunction]) functionIdOf(route.name);
   });
 
-  it('runs every function on arm64 Node.js 22 with the chosen memory and timeout', () => {
-    for (const fn of Object.values(resources('AWS::Lambda::Function'))) {
+  it('runs every function on arm64 Node.js 22 with the chosen memory and timeout (the worker runs longer)', () => {
+    const workerId = functionIdOf(workerFunction.name);
+    for (const [id, fn] of Object.entries(resources('AWS::Lambda::Function'))) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         MemorySize: memorySize,
-        Timeout: timeoutSeconds,
+        Timeout: id === workerId ? 120 : timeoutSeconds,
         Handler: 'index.handler',
       });
     }
@@ -163,7 +165,8 @@ describe('table', () => {
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         DeletionProtectionEnabled: true,
         GlobalSecondaryIndexes: Match.absent(),
-        TimeToLiveSpecification: Match.absent(),
+        StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+        TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       },
     });
   });
@@ -176,6 +179,59 @@ describe('table', () => {
     });
   });
 });
+
+describe('background worker', () => {
+  const workerId = () => functionIdOf(workerFunction.name);
+  const mapping = () => Object.values(resources('AWS::Lambda::EventSourceMapping'))[0]!.Properties;
+
+  it('reads the table stream with the filters the local feeder applies, retrying, bisecting, reporting failed records', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    expect(mapping()).toMatchObject({
+      FunctionName: { Ref: workerId() },
+      EventSourceArn: { 'Fn::GetAtt': [logicalIdOf('AWS::DynamoDB::Table', 'Table'), 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      MaximumRetryAttempts: 10,
+    });
+    const patterns = mapping().FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
+    expect(patterns).toEqual(JSON.parse(JSON.stringify(streamFilters)));
+  });
+
+  it('sends what it gives up on to an encrypted queue that an alarm watches', () => {
+    const queueId = logicalIdOf('AWS::SQS::Queue', 'WorkerFailedRecords');
+    expect(mapping().DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    template.hasResourceProperties('AWS::SQS::Queue', { SqsManagedSseEnabled: true });
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Threshold: 1,
+    });
+  });
+
+  it('may use the table as declared, publish to the bus only, and send to the failure queue only', () => {
+    const bus = logicalIdOf('AWS::Events::EventBus', 'WorkerEvents');
+    const statements = policyStatementsOf('WorkerFunction');
+    const streamActions = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'];
+    const onTable = statements.filter(
+      (s) => JSON.stringify(s.Resource) === JSON.stringify({ 'Fn::GetAtt': [logicalIdOf('AWS::DynamoDB::Table', 'Table'), 'Arn'] }),
+    );
+    expect(onTable.flatMap((s) => [s.Action].flat()).sort()).toEqual([...workerFunction.dynamodb].sort());
+    // The stream's read actions come from the event source mapping; all but ListStreams on the stream only.
+    for (const statement of statements.filter((s) => [s.Action].flat().some((a) => streamActions.includes(a)))) {
+      const onStream = [statement.Action].flat().every((a) => streamActions.includes(a));
+      expect(onStream, JSON.stringify(statement.Action)).toBe(true);
+      if (JSON.stringify(statement.Action) !== '"dynamodb:ListStreams"') {
+        expect(statement.Resource).toEqual({ 'Fn::GetAtt': [logicalIdOf('AWS::DynamoDB::Table', 'Table'), 'StreamArn'] });
+      }
+    }
+    expect(statements.find((s) => [s.Action].flat().includes('events:PutEvents'))!.Resource).toEqual({ 'Fn::GetAtt': [bus, 'Arn'] });
+    expect(functionOf(workerId()).Environment.Variables).toMatchObject({ EVENT_BUS_NAME: { Ref: bus } });
+  });
+});
+
+const functionOf = (id: string) => resources('AWS::Lambda::Function')[id]!.Properties;
 
 describe('API stage', () => {
   it('throttles the stage and writes JSON access logs to a log group with a retention', () => {
@@ -226,7 +282,14 @@ describe('identity', () => {
         }),
       },
     });
-    expect(Object.keys(template.findOutputs('*')).sort()).toEqual(['ApiUrl', 'TableName', 'UserPoolClientId', 'UserPoolId']);
+    expect(Object.keys(template.findOutputs('*')).sort()).toEqual([
+      'ApiUrl',
+      'EventBusName',
+      'FailedRecordsQueueUrl',
+      'TableName',
+      'UserPoolClientId',
+      'UserPoolId',
+    ]);
   });
 
   it('uses an external OIDC issuer and audience from context, with no user pool', () => {
@@ -235,7 +298,7 @@ describe('identity', () => {
     external.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       JwtConfiguration: { Issuer: 'https://issuer.example.com/', Audience: ['documents-api', 'other'] },
     });
-    expect(Object.keys(external.findOutputs('*')).sort()).toEqual(['ApiUrl', 'TableName']);
+    expect(Object.keys(external.findOutputs('*')).sort()).toEqual(['ApiUrl', 'EventBusName', 'FailedRecordsQueueUrl', 'TableName']);
   });
 
   it('refuses half an issuer configuration', () => {

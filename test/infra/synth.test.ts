@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '#functions/routes';
+import { routes, workerFunction } from '#functions/routes';
 import { bundleHandler, projectRoot } from '#lib/bundling';
 import { buildApp, defaultStackName, projectContext } from '#lib/stack/app';
 
@@ -45,7 +45,8 @@ const functions = () => Object.entries(template().Resources).filter(([, r]) => r
 describe('npx cdk synth', () => {
   it('writes the template with no cdk-nag finding left', () => {
     expect(synthOutput).not.toMatch(/AwsSolutions-/);
-    expect(functions()).toHaveLength(routes.length + 1);
+    // Every route, the $default fallback and the background worker.
+    expect(functions()).toHaveLength(routes.length + 2);
   });
 
   it('bundles every function as an ESM index.mjs beside the template, where SAM finds it', () => {
@@ -61,7 +62,7 @@ describe('npx cdk synth', () => {
   it('deploys byte for byte the bundle that lib/bundling.ts makes (what bundles.test.ts runs)', async () => {
     const scratch = mkdtempSync(join(tmpdir(), 'bundle-compare-'));
     try {
-      for (const route of routes) {
+      for (const route of [...routes, workerFunction]) {
         const [, fn] = functions().find(([id]) => id.startsWith(`${route.name}Function`))!;
         const deployed = readFileSync(join(outdir, fn.Metadata!['aws:asset:path']!, 'index.mjs'));
         const ours = readFileSync(await bundleHandler(route.handler, join(scratch, route.name)));

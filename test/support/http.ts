@@ -151,7 +151,7 @@ function toHttpResponse(request: string, response: Response): HttpResponse {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Resources as the contract (API.md §1) describes them.
+// Resources as the contract (docs/api.md) describes them.
 
 export type { Folder, Repository } from '#core/resources';
 /** A document as any response shows it: `content` is absent from lists. */
@@ -346,5 +346,5 @@ export function locationPath(res: HttpResponse): string | undefined {
 }
 
 export const SERVICE_ID = /^[A-Za-z0-9_-]{22}$/;
-/** Any id API.md allows. */
+/** Any id the API allows. */
 export const API_ID = /^[A-Za-z0-9_-]{1,64}$/;

@@ -8,10 +8,21 @@ import type * as z from 'zod/mini';
 import type { ProblemKind } from '../errors';
 import type { ResourceName } from '../resources';
 
-export type Tag = 'Repositories' | 'Folders' | 'Documents' | 'Documentation';
+export type Tag = 'Repositories' | 'Members' | 'Folders' | 'Documents' | 'Trash' | 'Revisions' | 'Changes' | 'Documentation';
 
 /** Errors an endpoint's own logic raises (and what each means there). */
-export type DomainProblem = Extract<ProblemKind, 'not-found' | 'forbidden' | 'conflict' | 'precondition-failed'>;
+export type DomainProblem = Exclude<
+  ProblemKind,
+  | 'validation-error'
+  | 'malformed-json'
+  | 'unauthorized'
+  | 'method-not-allowed'
+  | 'payload-too-large'
+  | 'unsupported-media-type'
+  | 'throttled'
+  | 'unavailable'
+  | 'internal'
+>;
 
 export interface JsonSuccess {
   status: 200 | 201 | 204;
@@ -41,7 +52,7 @@ export interface Operation {
   query?: z.core.$ZodObject;
   /** The JSON body; its OpenAPI component is named after the route (`CreateDocumentRequest`). */
   body?: z.core.$ZodType;
-  /** Takes `If-Match` (API.md §5). */
+  /** Takes `If-Match` (docs/api.md). */
   ifMatch?: boolean;
   success: JsonSuccess | DocumentSuccess;
   errors?: Partial<Record<DomainProblem, string>>;

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   DynamoDBDocumentClient,
   QueryCommand,
   type QueryCommandInput,
@@ -72,7 +73,8 @@ const backoff = (attempt: number) => sleep(Math.random() * Math.min(200, 10 * 2 
  */
 export async function getItems(keys: Key[]): Promise<(key: Key) => Item | undefined> {
   const found = new Map<string, Item>();
-  let pending: Key[] = keys;
+  // DynamoDB refuses a request naming one key twice; callers may (a move within the repository).
+  let pending: Key[] = [...new Map(keys.map((key) => [keyId(key), key])).values()];
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt > 0) {
       if (attempt > 5) throw unavailable('The database did not return every item; retry shortly.');
@@ -83,6 +85,24 @@ export async function getItems(keys: Key[]): Promise<(key: Key) => Item | undefi
     pending = (result.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Key[];
   }
   return (key) => found.get(keyId(key));
+}
+
+/**
+ * Deletes items, 25 to a request (BatchWriteItem), retrying what DynamoDB left unprocessed.
+ * Not a transaction: for background work that is safe to repeat (a purge), at half the cost.
+ */
+export async function deleteItems(keys: readonly Key[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 25) {
+    let requests = keys.slice(i, i + 25).map((key) => ({ DeleteRequest: { Key: { PK: key.PK, SK: key.SK } } }));
+    for (let attempt = 0; requests.length > 0; attempt++) {
+      if (attempt > 0) {
+        if (attempt > 8) throw unavailable('The database did not delete every item; retry shortly.');
+        await backoff(attempt);
+      }
+      const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
+      requests = (result.UnprocessedItems?.[tableName()] ?? []) as typeof requests;
+    }
+  }
 }
 
 export type QueryInput = Pick<QueryCommandInput, 'KeyConditionExpression' | 'ExpressionAttributeValues' | 'ExclusiveStartKey' | 'Limit'>;
@@ -158,13 +178,21 @@ export const check = (key: Key, condition: Condition, options: { returnItem?: bo
     ...(options.returnItem ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
   },
 });
-export const update = (key: Key, expression: string, names: Record<string, string>, values: Record<string, unknown>): TransactItem => ({
+/** An UpdateItem step; `condition` may use the same names and values as the expression. */
+export const update = (
+  key: Key,
+  expression: string,
+  names: Record<string, string>,
+  values: Record<string, unknown>,
+  condition?: string,
+): TransactItem => ({
   Update: {
     TableName: tableName(),
     Key: key,
     UpdateExpression: expression,
     ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
+    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+    ...(condition ? { ConditionExpression: condition } : {}),
   },
 });
 

@@ -1,43 +1,55 @@
 /**
- * Documents. A document is two items written together: the document with its content
- * (keyed by id, for reads) and its entry in the folder (without content, for lists).
+ * Documents. A document is written with its entry in the folder (without content, for lists)
+ * and the revision of its version, in one transaction: no version ever exists without its
+ * revision. A revision holds content only when the content changed at that version; a rename
+ * or a move points at the revision that holds it (`contentVersion`), copying nothing.
  */
-import { authorize } from '#core/auth';
-import { conflict, invalidField, notFound } from '#core/errors';
-import { newId, now } from '#core/ids';
-import { nameKey } from '#core/names';
-import { checkPrecondition, type Precondition } from '#core/preconditions';
-import type { Caller, Document, DocumentSummary } from '#core/resources';
-import { ConditionFailed, check, getItems, idIs, itemIsAbsent, optimistically, put, remove, transactWrite, versionIs } from './client';
-import { intoFolder, nameClash, whyRefused } from './folders';
-import { accessKey, documentKey, entryKey, folderKey } from './keys';
-import { resourceOf, roleIn } from './records';
+import { authorize } from '../auth';
+import { conflict, notFound } from '../errors';
+import { newDocumentId, now } from '../ids';
+import { nameKey } from '../names';
+import { checkPrecondition, type Precondition } from '../preconditions';
+import type { Caller, ChangeType, Document, DocumentSummary } from '../resources';
+import { ACCESS_STEP, explainAccess, readWithRole, roleCheck } from './access';
+import { recordChange } from './changes';
+import { type Condition, ConditionFailed, check, type Item, itemIsAbsent, optimistically, put, remove, transactWrite } from './client';
+import { claimName, liveFolderIn, nameConflict, nameTaken, repositoryOfFolder, type TrashMark } from './folders';
+import { documentKey, entryKey, folderKey, revisionKey } from './keys';
+import { checkMoveTarget, targetKeys } from './move-target';
+import { resourceOf } from './records';
 
-type StoredDocument = Document & { nameKey: string };
+/** A document item: the resource, its name key, where its content's revision is, and a trash mark. */
+export type StoredDocument = Document & { nameKey: string; contentVersion: number; trash?: TrashMark };
 
-/** The two items of a document, as a transaction writes them. */
-function documentItems(document: Document) {
-  const key = nameKey(document.name);
+/** The document's entry in its folder: the resource without content. */
+const entryOf = (document: Document): DocumentSummary => {
   const { content: _, ...summary } = document;
-  return {
-    key,
-    document: { ...documentKey(document.id), ...document, nameKey: key },
-    entry: { ...entryKey('documents', document.folderId, key), ...(summary satisfies DocumentSummary), nameKey: key },
-  };
-}
+  return summary;
+};
 
-/** A document and the caller's role in its repository, in one BatchGetItem. */
-async function readDocument(caller: Caller, id: string, extraKeys: ReturnType<typeof folderKey>[] = []) {
-  const lookup = await getItems([documentKey(id), accessKey(caller.userId), ...extraKeys]);
-  const item = lookup(documentKey(id)) as StoredDocument | undefined;
-  const role = item ? roleIn(lookup, caller.userId, item.repositoryId) : undefined;
-  return { item, role, lookup };
+/** The revision of a version: its metadata, and content only if the content changed at it. */
+const revisionItem = (document: Document, contentVersion: number) => ({
+  ...revisionKey(document.id, document.version),
+  version: document.version,
+  name: document.name,
+  contentType: document.contentType,
+  size: document.size,
+  updatedAt: document.updatedAt,
+  updatedBy: document.updatedBy,
+  ...(contentVersion === document.version ? { content: document.content } : { contentVersion }),
+});
+
+/** A document and the caller's role in its repository. A document in the trash is missing. */
+export async function readDocument(caller: Caller, id: string, extraKeys: ReturnType<typeof folderKey>[] = []) {
+  const { item, role, lookup } = await readWithRole(caller, documentKey(id), id, extraKeys);
+  const stored = item && !item.trash ? (item as Item & StoredDocument) : undefined;
+  return { stored, role: stored ? role : undefined, lookup };
 }
 
 export async function getDocument(caller: Caller, id: string): Promise<Document> {
-  const { item, role } = await readDocument(caller, id);
+  const { stored, role } = await readDocument(caller, id);
   authorize(role, 'read', 'Document');
-  return resourceOf<Document>(item!);
+  return resourceOf<Document>(stored!);
 }
 
 export interface NewDocument {
@@ -49,16 +61,17 @@ export interface NewDocument {
 }
 
 /**
- * One transaction, no read: the folder and role conditions (intoFolder) decide 404 and 403,
- * the name entry's and the document's absence 409.
+ * One transaction, no read: the folder's condition (there, in the repository its id names, not
+ * in the trash) and the caller's role decide 404 and 403, the name entry and a client-chosen
+ * id 409.
  */
 export function createDocument(caller: Caller, input: NewDocument): Promise<Document> {
   const key = nameKey(input.name);
+  const repositoryId = repositoryOfFolder(input.folderId);
   return optimistically(async () => {
-    const { repositoryId, conditions } = intoFolder(caller, input.folderId);
     const at = now();
     const document: Document = {
-      id: input.id ?? newId(),
+      id: input.id ?? newDocumentId(repositoryId),
       repositoryId,
       folderId: input.folderId,
       name: input.name,
@@ -71,24 +84,38 @@ export function createDocument(caller: Caller, input: NewDocument): Promise<Docu
       updatedAt: at,
       updatedBy: caller.userId,
     };
-    const items = documentItems(document);
     try {
       await transactWrite({
-        ...conditions,
-        document: put(items.document, itemIsAbsent),
-        entry: put(items.entry, itemIsAbsent),
-        otherName: check(entryKey('folders', input.folderId, key), itemIsAbsent),
+        folder: check(folderKey(input.folderId), liveFolderIn(repositoryId)),
+        [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
+        document: put({ ...documentKey(document.id), ...document, nameKey: key, contentVersion: 1 }, itemIsAbsent),
+        revision: put(revisionItem(document, 1)),
+        ...claimName('documents', input.folderId, key, entryOf(document)),
+        change: recordChange(repositoryId, changeOf('created', document, at, caller)),
       });
     } catch (error) {
       if (!(error instanceof ConditionFailed)) throw error;
-      whyRefused(error, repositoryId);
-      if (nameClash(error)) throw conflict(`The folder already has an item named "${input.name}".`);
+      if (error.failed.has('folder')) throw notFound('Folder');
+      explainAccess(error, caller, 'write', 'Folder');
+      if (nameTaken(error)) throw nameConflict(input.name);
       if (input.id && error.failed.has('document')) throw conflict(`A document with id "${input.id}" already exists.`);
       throw error; // a service-made id clashed (2^-128): try again with a new one
     }
     return document;
   });
 }
+
+const changeOf = (type: ChangeType, document: Document, at: string, caller: Caller, previousFolderId?: string) => ({
+  type,
+  kind: 'document' as const,
+  id: document.id,
+  folderId: document.folderId,
+  ...(previousFolderId ? { previousFolderId } : {}),
+  name: document.name,
+  version: document.version,
+  at,
+  by: caller.userId,
+});
 
 export interface DocumentUpdate {
   id: string;
@@ -98,67 +125,73 @@ export interface DocumentUpdate {
   folderId?: string;
 }
 
-export function updateDocument(caller: Caller, changes: DocumentUpdate, precondition: Precondition): Promise<Document> {
+/**
+ * PUT /document (and a revision restore): one read (the document, the caller's role, the
+ * target folder of a move), then one transaction asserting what was read: the version, the
+ * entry, the caller still a writer, the folders still there and not in the trash.
+ */
+export function updateDocument(
+  caller: Caller,
+  changes: DocumentUpdate,
+  precondition: Precondition,
+  options: { changeType?: ChangeType } = {},
+): Promise<Document> {
   return optimistically(async () => {
-    const { item: current, role, lookup } = await readDocument(caller, changes.id, changes.folderId ? [folderKey(changes.folderId)] : []);
+    const { stored, role, lookup } = await readDocument(caller, changes.id, changes.folderId ? targetKeys(caller, changes.folderId) : []);
     authorize(role, 'write', 'Document');
-    const stored = current!;
-    checkPrecondition(precondition, stored.version);
-
-    const folderId = changes.folderId ?? stored.folderId;
-    if (folderId !== stored.folderId) {
-      const target = lookup(folderKey(folderId));
-      if (!target || !roleIn(lookup, caller.userId, target.repositoryId as string)) throw notFound('Folder');
-      if (target.repositoryId !== stored.repositoryId) {
-        throw invalidField('folderId', 'must be a folder of the same repository');
-      }
-    }
-    const content = changes.content ?? stored.content;
+    checkPrecondition(precondition, stored!.version);
+    const { repositoryId } = stored!;
+    const folderId = changes.folderId ?? stored!.folderId;
+    const moving = folderId !== stored!.folderId;
+    if (moving) checkMoveTarget(caller, lookup, folderId, repositoryId);
+    const contentChanged = changes.content !== undefined && changes.content !== stored!.content;
+    const content = changes.content ?? stored!.content;
+    const at = now();
     const next: Document = {
-      ...resourceOf<Document>(stored),
-      name: changes.name ?? stored.name,
+      ...resourceOf<Document>(stored!),
+      name: changes.name ?? stored!.name,
       content,
-      contentType: changes.contentType ?? stored.contentType,
+      contentType: changes.contentType ?? stored!.contentType,
       folderId,
       size: Buffer.byteLength(content, 'utf8'),
-      version: stored.version + 1,
-      updatedAt: now(),
+      version: stored!.version + 1,
+      updatedAt: at,
       updatedBy: caller.userId,
     };
-    const items = documentItems(next);
-    const entryMoves = folderId !== stored.folderId || items.key !== stored.nameKey;
-
-    if (!entryMoves) {
-      await transactWrite({ document: put(items.document, versionIs(stored.version)), entry: put(items.entry, idIs(stored.id)) });
-      return next;
-    }
-    // A new name or folder: the entry moves, and the name must be free where it lands. The
-    // transaction's conditions say so; no read of the target's names first.
+    const contentVersion = contentChanged ? next.version : stored!.contentVersion;
+    const key = nameKey(next.name);
+    const renamed = key !== stored!.nameKey || next.name !== stored!.name;
+    const entryMoves = moving || key !== stored!.nameKey;
+    const type = options.changeType ?? (moving ? 'moved' : renamed ? 'renamed' : 'updated');
     try {
       await transactWrite({
-        document: put(items.document, versionIs(stored.version)),
-        oldEntry: remove(entryKey('documents', stored.folderId, stored.nameKey), idIs(stored.id)),
-        entry: put(items.entry, itemIsAbsent),
-        otherName: check(entryKey('folders', folderId, items.key), itemIsAbsent),
+        document: put({ ...documentKey(next.id), ...next, nameKey: key, contentVersion }, versionIs(stored!.version)),
+        revision: put(revisionItem(next, contentVersion)),
+        // The folder it is in (and, for a move, the one it goes to) must not be in the trash.
+        folder: check(folderKey(stored!.folderId), liveFolderIn(repositoryId)),
+        ...(moving ? { target: check(folderKey(folderId), liveFolderIn(repositoryId)) } : {}),
+        [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
+        ...(entryMoves
+          ? {
+              oldEntry: remove(entryKey('documents', stored!.folderId, stored!.nameKey), idIs(stored!.id)),
+              ...claimName('documents', folderId, key, entryOf(next)),
+            }
+          : { sameEntry: put({ ...entryKey('documents', folderId, key), ...entryOf(next), nameKey: key }, idIs(stored!.id)) }),
+        change: recordChange(repositoryId, changeOf(type, next, at, caller, moving ? stored!.folderId : undefined)),
       });
     } catch (error) {
-      // Only a clash with the name decides here; a changed document means read it again.
-      const changed = error instanceof ConditionFailed && (error.failed.has('document') || error.failed.has('oldEntry'));
-      if (error instanceof ConditionFailed && !changed) throw conflict(`The folder already has an item named "${next.name}".`);
-      throw error;
+      if (!(error instanceof ConditionFailed)) throw error;
+      explainAccess(error, caller, 'write', 'Document');
+      if (nameTaken(error)) throw nameConflict(next.name);
+      throw error; // the document, its folders or its entry changed since the read: read again
     }
     return next;
   });
 }
 
-export function deleteDocument(caller: Caller, id: string, precondition: Precondition): Promise<void> {
-  return optimistically(async () => {
-    const { item: stored, role } = await readDocument(caller, id);
-    authorize(role, 'write', 'Document');
-    checkPrecondition(precondition, stored!.version);
-    await transactWrite({
-      document: remove(documentKey(id), versionIs(stored!.version)),
-      entry: remove(entryKey('documents', stored!.folderId, stored!.nameKey), idIs(id)),
-    });
-  });
-}
+const versionIs = (version: number): Condition => ({
+  expression: '#version = :version AND attribute_not_exists(#trash)',
+  names: { '#version': 'version', '#trash': 'trash' },
+  values: { ':version': version },
+});
+const idIs = (id: string): Condition => ({ expression: '#id = :id', names: { '#id': 'id' }, values: { ':id': id } });

@@ -1,13 +1,22 @@
 /**
  * Key shapes of the single table — the only module that knows them. See docs/data-model.md.
  *
- *   REPO#<repoId>     REPO                       repository
- *   FOLDER#<folderId> FOLDER                     folder
- *   FOLDER#<folderId> F#<nameKey>                sub folder entry (a copy of the sub folder)
- *   FOLDER#<folderId> D#<nameKey>                document entry (the document without content)
- *   DOC#<docId>       DOC                        document, with content
- *   USER#<userId>     ACCESS                     the user's role per repository: attributes R#<repoId>
- *   USER#<userId>     REPO#<nameKey>\x01<repoId> membership: role + repository, listed by name
+ *   REPO#<repoId>        REPO                         repository
+ *   REPO#<repoId>        MEMBER#<userId>              member (listed by user id)
+ *   REPO#<repoId>        TRASH#<deletedAt>#<itemId>   trash record (listed newest first)
+ *   ACL#<repoId>#<nn>    ACL                          roles of the members whose id hashes to bucket nn
+ *   USER#<userId>        REPO#<nameKey>\x01<repoId>   membership (the user's repositories, by name)
+ *   USER#<userId>        PROFILE                      how many repositories the user is in
+ *   FOLDER#<folderId>    FOLDER                       folder
+ *   FOLDER#<folderId>    F#<nameKey>                  sub folder entry (a copy of the sub folder)
+ *   FOLDER#<folderId>    D#<nameKey>                  document entry (the document without content)
+ *   DOC#<docId>          DOC                          document, with content
+ *   DOC#<docId>          REV#<version>                revision (10 digits, so versions sort as numbers)
+ *   FEED#<repoId>        P#<uuid>                     change written by a request, not yet in the feed
+ *   FEED#<repoId>        S#<seq>                      change in the feed (12 digits)
+ *   FEED#<repoId>        SEQ                          the feed's last sequence number
+ *   TASK#<taskId>        TASK                         background work (a subtree to trash, restore, purge…)
+ *   META                 SCHEMA                       the version of this layout
  */
 export interface Key {
   PK: string;
@@ -16,21 +25,59 @@ export interface Key {
 
 /** Sorts below every character a name may contain (control characters are not allowed). */
 const NAME_END = '\u0001';
-
-export const repositoryKey = (repositoryId: string): Key => ({ PK: `REPO#${repositoryId}`, SK: 'REPO' });
-export const folderKey = (folderId: string): Key => ({ PK: `FOLDER#${folderId}`, SK: 'FOLDER' });
-export const documentKey = (documentId: string): Key => ({ PK: `DOC#${documentId}`, SK: 'DOC' });
-export const accessKey = (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'ACCESS' });
-export const roleAttribute = (repositoryId: string) => `R#${repositoryId}`;
-
-/**
- * DynamoDB refuses a sort key over 1,024 bytes, and a 255-character name can take 1,020
- * bytes of UTF-8: a membership key keeps the first 996 bytes of the name key (whole
- * characters), which is every name up to 249 four-byte characters. Two longer names that
- * agree on those bytes list by repository id instead of by their remaining characters.
- */
+/** DynamoDB refuses a sort key over 1,024 bytes. */
 const MAX_SORT_KEY_BYTES = 1024;
 
+export const repositoryKey = (repositoryId: string): Key => ({ PK: `REPO#${repositoryId}`, SK: 'REPO' });
+export const memberKey = (repositoryId: string, userId: string): Key => ({ PK: `REPO#${repositoryId}`, SK: `${MEMBER_PREFIX}${userId}` });
+export const trashKey = (repositoryId: string, deletedAt: string, itemId: string): Key => ({
+  PK: `REPO#${repositoryId}`,
+  SK: `${TRASH_PREFIX}${deletedAt}#${itemId}`,
+});
+export const folderKey = (folderId: string): Key => ({ PK: `FOLDER#${folderId}`, SK: 'FOLDER' });
+export const documentKey = (documentId: string): Key => ({ PK: `DOC#${documentId}`, SK: 'DOC' });
+export const revisionKey = (documentId: string, version: number): Key => ({
+  PK: `DOC#${documentId}`,
+  SK: `${REVISION_PREFIX}${String(version).padStart(10, '0')}`,
+});
+export const profileKey = (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'PROFILE' });
+export const schemaKey: Key = { PK: 'META', SK: 'SCHEMA' };
+export const taskKey = (taskId: string): Key => ({ PK: `TASK#${taskId}`, SK: 'TASK' });
+
+export const MEMBER_PREFIX = 'MEMBER#';
+export const TRASH_PREFIX = 'TRASH#';
+export const REVISION_PREFIX = 'REV#';
+export const MEMBERSHIP_PREFIX = 'REPO#';
+
+// ---------------------------------------------------------------------------------------------
+// Roles: a repository's members are spread over ACL_BUCKETS small items by a hash of their id,
+// so checking a caller's role reads one item of a few members, whatever the repository's or the
+// caller's size (docs/data-model.md: Authorization).
+
+export const ACL_BUCKETS = 64;
+
+/** FNV-1a of the user id's UTF-8 bytes: stable across runtimes, spreads ids evenly. */
+export function aclBucket(userId: string): number {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(userId, 'utf8')) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash % ACL_BUCKETS;
+}
+export const aclKeyOfBucket = (repositoryId: string, bucket: number): Key => ({
+  PK: `ACL#${repositoryId}#${bucket.toString(16).padStart(2, '0')}`,
+  SK: 'ACL',
+});
+export const aclKey = (repositoryId: string, userId: string): Key => aclKeyOfBucket(repositoryId, aclBucket(userId));
+/** The attribute of a bucket that holds one user's role. */
+export const roleAttribute = (userId: string) => `U#${userId}`;
+
+// ---------------------------------------------------------------------------------------------
+// Memberships: the user's repositories, by name.
+
+/**
+ * A name may take 1,020 bytes of UTF-8 (255 four-byte characters): a membership key keeps the
+ * first 996 bytes of the name key (whole characters). Two longer names that agree on those
+ * bytes list by repository id instead of by their remaining characters.
+ */
 export const membershipKey = (userId: string, nameKey: string, repositoryId: string): Key => {
   const end = `${NAME_END}${repositoryId}`;
   const room = MAX_SORT_KEY_BYTES - Buffer.byteLength(MEMBERSHIP_PREFIX) - Buffer.byteLength(end);
@@ -49,15 +96,36 @@ function utf8Prefix(text: string, maxBytes: number): string {
   }
   return prefix;
 }
-export const MEMBERSHIP_PREFIX = 'REPO#';
 
-/** The two kinds of entries in a folder's partition, each listed in name order. */
+// ---------------------------------------------------------------------------------------------
+// A folder's partition: its entries, each kind listed in name order.
+
 export type EntryKind = 'folders' | 'documents';
 export const entryPrefix: Record<EntryKind, string> = { folders: 'F#', documents: 'D#' };
+/** Every entry of a folder (documents `D#`, then sub folders `F#`), and not the folder item (`FOLDER`). */
+export const ENTRIES_RANGE = { from: 'D#', to: 'F$' } as const;
 export const entryKey = (kind: EntryKind, folderId: string, nameKey: string): Key => ({
   PK: `FOLDER#${folderId}`,
   SK: `${entryPrefix[kind]}${nameKey}`,
 });
 
+// ---------------------------------------------------------------------------------------------
+// The change feed of a repository.
+
+export const FEED_PENDING_PREFIX = 'P#';
+export const FEED_SEQUENCED_PREFIX = 'S#';
+export const pendingChangeKey = (repositoryId: string, changeId: string): Key => ({
+  PK: `FEED#${repositoryId}`,
+  SK: `${FEED_PENDING_PREFIX}${changeId}`,
+});
+export const sequencedChangeKey = (repositoryId: string, seq: number): Key => ({
+  PK: `FEED#${repositoryId}`,
+  SK: `${FEED_SEQUENCED_PREFIX}${String(seq).padStart(12, '0')}`,
+});
+export const feedSequenceKey = (repositoryId: string): Key => ({ PK: `FEED#${repositoryId}`, SK: 'SEQ' });
+
 export const userPartition = (userId: string) => `USER#${userId}`;
 export const folderPartition = (folderId: string) => `FOLDER#${folderId}`;
+export const repositoryPartition = (repositoryId: string) => `REPO#${repositoryId}`;
+export const documentPartition = (documentId: string) => `DOC#${documentId}`;
+export const feedPartition = (repositoryId: string) => `FEED#${repositoryId}`;

@@ -15,12 +15,20 @@ export interface PageRequest {
   limit: number;
   /** Sort key to resume after (from a verified token). */
   after?: string;
+  /** Newest first: the partition's range in descending sort-key order. */
+  descending?: boolean;
 }
 
 /** Checks the paging token before anything is read: a bad token is a 400 whatever else. */
-export function pageRequest(list: string, partition: string, prefix: string, query: PageQuery): PageRequest {
+export function pageRequest(
+  list: string,
+  partition: string,
+  prefix: string,
+  query: PageQuery,
+  options: { descending?: boolean } = {},
+): PageRequest {
   const after = query.nextToken === undefined ? undefined : decodePageToken(list, query.nextToken);
-  return { list, partition, prefix, limit: query.limit, after };
+  return { list, partition, prefix, limit: query.limit, after, ...options };
 }
 
 /** The first string after every string that starts with `prefix` (`D#` → `D$`). */
@@ -33,21 +41,41 @@ const prefixEnd = (prefix: string) => prefix.slice(0, -1) + String.fromCharCode(
  * beginning to the start key, answers as fast deep in a 50,000-item folder as on page one.
  */
 export async function readPage(request: PageRequest): Promise<{ items: Item[]; nextToken?: string }> {
-  const { items, lastKey } = await queryPage({
-    ...(request.after === undefined
+  const { partition, prefix, after, descending } = request;
+  const range =
+    after === undefined
       ? {
           KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': request.partition, ':prefix': request.prefix },
+          ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
         }
       : {
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :after AND :end',
-          ExpressionAttributeValues: { ':pk': request.partition, ':after': request.after, ':end': prefixEnd(request.prefix) },
-          ExclusiveStartKey: { PK: request.partition, SK: request.after },
-        }),
-    Limit: request.limit + 1,
-  });
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+          // Newest first ends the range at the last key; oldest first starts it there.
+          ExpressionAttributeValues: descending
+            ? { ':pk': partition, ':from': prefix, ':to': after }
+            : { ':pk': partition, ':from': after, ':to': prefixEnd(prefix) },
+          ExclusiveStartKey: { PK: partition, SK: after },
+        };
+  const { items, lastKey } = await queryPage({ ...range, Limit: request.limit + 1, ...(descending ? { ScanIndexForward: false } : {}) });
   const page = items.slice(0, request.limit);
   const more = items.length > request.limit || lastKey !== undefined;
   const last = page.at(-1);
   return { items: page, nextToken: more && last ? encodePageToken(request.list, last.SK as string) : undefined };
 }
+
+/**
+ * Up to `limit` items of a partition whose sort keys lie in [from, to], after `after`: a plain
+ * range read for background work (no paging token), strongly consistent.
+ */
+export async function readRange(partition: string, range: { from: string; to: string; after?: string; limit: number }): Promise<Item[]> {
+  const { items } = await queryPage({
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': partition, ':from': range.from, ':to': range.to },
+    ...(range.after ? { ExclusiveStartKey: { PK: partition, SK: range.after } } : {}),
+    Limit: range.limit,
+  });
+  return items;
+}
+
+/** Every sort key that starts with `prefix` lies in [prefix, prefixRange(prefix).to]. */
+export const prefixRange = (prefix: string) => ({ from: prefix, to: prefixEnd(prefix) });

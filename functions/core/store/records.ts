@@ -4,21 +4,32 @@
  * resource: the contract tests check every answer against its strict schema, so an attribute
  * that leaked would fail them.
  */
-import type { Role } from '../resources';
 import type { Item } from './client';
-import { accessKey, roleAttribute } from './keys';
 
-/** Attributes that are never part of a resource: keys, and the name key names clash on. */
-const bookkeeping: ReadonlySet<string> = new Set(['PK', 'SK', 'nameKey', 'userId']);
+/**
+ * Attributes that are never part of a resource: keys, the name key names clash on, a folder's
+ * depth, trash marks, counters and links the store keeps on repositories and members, and a
+ * revision's pointer to the content it shares.
+ */
+const bookkeeping: ReadonlySet<string> = new Set([
+  'PK',
+  'SK',
+  'nameKey',
+  'depth',
+  'trash',
+  'memberCount',
+  'ownerCount',
+  'aclBuckets',
+  'trashEmptiedAt',
+  'listingKey',
+  'token',
+  'expiresAt',
+  'contentVersion',
+]);
 
-/** The resource an item holds. */
-export function resourceOf<T>(item: Item): T {
+/** The resource an item holds; `also` names attributes this kind of item keeps besides. */
+export function resourceOf<T>(item: Item, also: readonly string[] = []): T {
   const resource: Item = {};
-  for (const [name, value] of Object.entries(item)) if (!bookkeeping.has(name)) resource[name] = value;
+  for (const [name, value] of Object.entries(item)) if (!bookkeeping.has(name) && !also.includes(name)) resource[name] = value;
   return resource as T;
-}
-
-/** The caller's role in a repository, from an ACCESS item read in the same batch. */
-export function roleIn(lookup: (key: ReturnType<typeof accessKey>) => Item | undefined, userId: string, repositoryId: string) {
-  return lookup(accessKey(userId))?.[roleAttribute(repositoryId)] as Role | undefined;
 }

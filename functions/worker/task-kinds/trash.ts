@@ -1,0 +1,121 @@
+/**
+ * A folder's subtree follows it into the trash, and back out of it, a page of entries at a
+ * time (each sub folder its own task). A step marks (or unmarks) only what it read as still
+ * below the folder and as belonging to this deletion, and asserts the deleted folder is still in
+ * the trash by the same deletion (or, restoring, out of it): a restore, a second deletion or a
+ * purge that happened meanwhile stops the older task, and nothing is left half in the trash.
+ */
+
+import { now } from '#core/ids';
+import { check, getItems, type Item, remove, type TransactItem, update } from '#core/store/client';
+import type { TrashMark } from '#core/store/folders';
+import { documentKey, ENTRIES_RANGE, entryPrefix, folderKey, folderPartition, repositoryPartition, TRASH_PREFIX } from '#core/store/keys';
+import { readRange } from '#core/store/pages';
+import { newTask } from '#core/store/tasks';
+import { purgeSteps, type StoredTrashItem, trashedItemKey } from '#core/store/trash';
+import type { TaskStep } from '../tasks';
+
+const PAGE = 30;
+
+type Marked = Item & { trash?: TrashMark & { purging?: boolean } };
+
+/** A page of a folder's entries, each with its item (documents and sub folders), as read now. */
+async function entriesWithItems(folderId: string, after: string | undefined) {
+  const entries = await readRange(folderPartition(folderId), { ...ENTRIES_RANGE, after, limit: PAGE });
+  const keyOf = (entry: Item) =>
+    (entry.SK as string).startsWith(entryPrefix.folders) ? folderKey(entry.id as string) : documentKey(entry.id as string);
+  const lookup = entries.length === 0 ? () => undefined : await getItems(entries.map(keyOf));
+  return entries.map((entry) => ({
+    entry,
+    key: keyOf(entry),
+    item: lookup(keyOf(entry)) as Marked | undefined,
+    isFolder: keyOf(entry).SK === 'FOLDER',
+  }));
+}
+
+const next = (page: readonly { entry: Item }[]) => (page.length < PAGE ? ('done' as const) : { cursor: page.at(-1)!.entry.SK as string });
+
+/** Still below this folder: the condition every mark and unmark carries. */
+const stillIn = (folderId: string, isFolder: boolean) => ({
+  attribute: isFolder ? 'parentId' : 'folderId',
+  value: folderId,
+});
+
+export const trashSubtree: TaskStep<'trash-subtree'> = async (task) => {
+  const { repositoryId, root, token, folderId } = task;
+  const rootItem = (await getItems([folderKey(root)]))(folderKey(root)) as Marked | undefined;
+  // Restored, deleted again, or being purged: this deletion's task has nothing left to do.
+  if (rootItem?.trash?.token !== token || rootItem.trash.purging) return { next: 'done' };
+  const page = await entriesWithItems(folderId, task.cursor);
+  const writes: Record<string, TransactItem> = {
+    root: check(folderKey(root), {
+      expression: '#trash.#token = :token',
+      names: { '#trash': 'trash', '#token': 'token' },
+      values: { ':token': token },
+    }),
+  };
+  page.forEach(({ key, item, isFolder }, i) => {
+    // Marked already by this deletion (an earlier attempt), or gone: nothing to do.
+    if (!item || (item.trash?.root === root && item.trash.token === token)) return;
+    if (item.trash && item.trash.root !== root) return;
+    const place = stillIn(folderId, isFolder);
+    writes[`mark${i}`] = update(
+      key,
+      'SET #trash = :mark',
+      { '#trash': 'trash', '#root': 'root', '#place': place.attribute },
+      { ':mark': { root, token }, ':root': root, ':place': place.value },
+      '#place = :place AND (attribute_not_exists(#trash) OR #trash.#root = :root)',
+    );
+    if (isFolder) writes[`task${i}`] = newTask({ kind: 'trash-subtree', repositoryId, root, token, folderId: item.id as string });
+  });
+  return { writes, next: next(page) };
+};
+
+export const restoreSubtree: TaskStep<'restore-subtree'> = async (task) => {
+  const { repositoryId, root, token, folderId } = task;
+  const rootItem = (await getItems([folderKey(root)]))(folderKey(root)) as Marked | undefined;
+  // Deleted again (a newer deletion re-marks what is below) or gone: stop.
+  if (!rootItem || rootItem.trash) return { next: 'done' };
+  const page = await entriesWithItems(folderId, task.cursor);
+  const writes: Record<string, TransactItem> = {
+    root: check(folderKey(root), { expression: 'attribute_not_exists(#trash)', names: { '#trash': 'trash' } }),
+  };
+  page.forEach(({ key, item, isFolder }, i) => {
+    if (item?.trash?.root !== root || item.trash.token !== token) return;
+    writes[`unmark${i}`] = update(
+      key,
+      'REMOVE #trash',
+      { '#trash': 'trash', '#root': 'root', '#token': 'token' },
+      { ':root': root, ':token': token },
+      '#trash.#root = :root AND #trash.#token = :token',
+    );
+    if (isFolder) writes[`task${i}`] = newTask({ kind: 'restore-subtree', repositoryId, root, token, folderId: item.id as string });
+  });
+  return { writes, next: next(page) };
+};
+
+/** Emptying the trash: every item deleted at or before `before`, oldest first, purged. */
+export const emptyTrash: TaskStep<'empty-trash'> = async (task) => {
+  const { repositoryId, before, by } = task;
+  const records = (await readRange(repositoryPartition(repositoryId), {
+    from: TRASH_PREFIX,
+    // Trash keys are TRASH#<deletedAt>#<itemId>: '$' sorts after '#', so this ends after `before`.
+    to: `${TRASH_PREFIX}${before}$`,
+    limit: 20,
+  })) as (Item & StoredTrashItem)[];
+  if (records.length === 0) return { next: 'done' };
+  const lookup = await getItems(records.map(trashedItemKey));
+  const writes: Record<string, TransactItem> = {};
+  const at = now();
+  records.forEach((record, i) => {
+    const item = lookup(trashedItemKey(record)) as Marked | undefined;
+    writes[`record${i}`] = remove(
+      { PK: record.PK as string, SK: record.SK as string },
+      { expression: '#token = :token', names: { '#token': 'token' }, values: { ':token': record.token } },
+    );
+    // Restored meanwhile, or already on its way out: only the record is left to remove.
+    if (item?.trash?.token !== record.token || item.trash.purging) return;
+    for (const [name, step] of Object.entries(purgeSteps(repositoryId, record, item, at, by))) writes[`${name}${i}`] = step;
+  });
+  return { writes, next: {} };
+};

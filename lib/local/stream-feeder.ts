@@ -1,0 +1,251 @@
+/**
+ * The local stand-in for Lambda's DynamoDB event source mapping: it reads the table's stream
+ * from DynamoDB Local (which implements the Streams API), keeps only the records the deployed
+ * filters pass (functions/worker/filters.ts), and hands them to the same worker handler
+ * Lambda runs, in batches, in stream order, as AWS would:
+ *
+ * - a batch the handler answers with `batchItemFailures` is retried from the first failed record;
+ * - a batch whose invocation throws is split in two and each half retried (BisectBatchOnFunctionError);
+ * - a record still failing after MAX_RETRIES goes to the failure file (the on-failure destination),
+ *   and the feeder moves on;
+ * - where it got to is checkpointed after every batch (in a file under DATA_DIR), so a service
+ *   killed mid-job resumes from there, and DynamoDB Local being down only pauses it.
+ *
+ * DynamoDB Local writes a TTL deletion with an unknown eventName and no userIdentity; real
+ * DynamoDB writes REMOVE by the service principal, which is what the worker is told here.
+ */
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  DescribeStreamCommand,
+  DynamoDBStreamsClient,
+  ExpiredIteratorException,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type Shard,
+  type _Record as StreamRecord,
+} from '@aws-sdk/client-dynamodb-streams';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { matchesAny } from '#functions/worker/filters';
+
+export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined | void>;
+
+export interface StreamFeederOptions {
+  endpoint: string;
+  tableName: string;
+  /** Called with each batch, as Lambda would call the worker. */
+  handler: () => Promise<StreamHandler>;
+  /** Where the position in the stream is kept across restarts; none: in memory. */
+  checkpointFile?: string;
+  /** The on-failure destination: records given up on. */
+  onFailure: (records: readonly DynamoDBRecord[], reason: string) => void | Promise<void>;
+  log?: (line: string) => void;
+}
+
+export interface StreamFeeder {
+  /** Resolves once every record written so far, and everything the worker wrote because of them, has been handled. */
+  settled(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const BATCH_SIZE = 100;
+const MAX_RETRIES = 10;
+const IDLE_POLL_MS = 50;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: DynamoDBClient): Promise<StreamFeeder> {
+  const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }));
+  const streamArn = Table?.LatestStreamArn;
+  if (!streamArn) throw new Error(`Table ${options.tableName} has no stream: the worker needs one (lib/table.ts).`);
+  const streams = new DynamoDBStreamsClient({
+    endpoint: options.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000 },
+  });
+  const log = options.log ?? (() => {});
+  const checkpoints = new Checkpoints(options.checkpointFile);
+  await checkpoints.load();
+
+  let stopping = false;
+  /** Rounds of polling begun, and the last one that found nothing new (none if the latest found something). */
+  let rounds = 0;
+  let lastIdleRound: number | undefined;
+
+  const loop = (async () => {
+    const iterators = new Map<string, string | undefined>();
+    while (!stopping) {
+      const round = ++rounds;
+      try {
+        const shards = await listShards(streams, streamArn);
+        let sawRecords = false;
+        for (const shard of shards) {
+          const shardId = shard.ShardId!;
+          if (checkpoints.isFinished(shardId)) continue;
+          // A child shard starts only once its parent is read to its end.
+          if (shard.ParentShardId && shards.some((s) => s.ShardId === shard.ParentShardId) && !checkpoints.isFinished(shard.ParentShardId))
+            continue;
+          let iterator = iterators.get(shardId) ?? (await iteratorFor(streams, streamArn, shardId, checkpoints.get(shardId)));
+          let result: Awaited<ReturnType<typeof getRecords>>;
+          try {
+            result = await getRecords(streams, iterator);
+          } catch (error) {
+            if (!(error instanceof ExpiredIteratorException)) throw error;
+            iterator = await iteratorFor(streams, streamArn, shardId, checkpoints.get(shardId));
+            result = await getRecords(streams, iterator);
+          }
+          iterators.set(shardId, result.next);
+          if (result.records.length > 0) {
+            sawRecords = true;
+            await deliver(result.records.map(toLambdaRecord));
+            await checkpoints.set(shardId, result.records.at(-1)!.dynamodb!.SequenceNumber!);
+          }
+          if (!result.next) await checkpoints.finish(shardId); // a closed shard, read to its end
+        }
+        lastIdleRound = sawRecords ? undefined : round;
+        if (!sawRecords) await sleep(IDLE_POLL_MS);
+      } catch (error) {
+        // DynamoDB Local down or restarting: wait, then go on from the checkpoint.
+        if (stopping) break;
+        log(`stream feeder: ${error instanceof Error ? error.message : String(error)}; retrying`);
+        iterators.clear();
+        lastIdleRound = undefined;
+        await sleep(500);
+      }
+    }
+  })();
+
+  /** Lambda's semantics for one batch: retry from the first failure, bisect a thrown batch, give up after MAX_RETRIES. */
+  async function deliver(all: DynamoDBRecord[]): Promise<void> {
+    const wanted = all.filter((record) => matchesAny(record));
+    for (let start = 0; start < wanted.length; start += BATCH_SIZE) await invoke(wanted.slice(start, start + BATCH_SIZE), 0);
+  }
+
+  async function invoke(batch: DynamoDBRecord[], attempt: number): Promise<void> {
+    if (batch.length === 0 || stopping) return;
+    let failedFrom: number;
+    let reason: string;
+    try {
+      const response = await (await options.handler())({ Records: batch });
+      const failures = response?.batchItemFailures ?? [];
+      if (failures.length === 0) return;
+      const ids = new Set(failures.map((f) => f.itemIdentifier));
+      failedFrom = batch.findIndex((record) => ids.has(record.dynamodb!.SequenceNumber!));
+      if (failedFrom < 0) failedFrom = 0;
+      reason = 'the handler reported a failed record';
+    } catch (error) {
+      reason = error instanceof Error ? error.message : String(error);
+      if (batch.length > 1) {
+        const half = Math.ceil(batch.length / 2);
+        await invoke(batch.slice(0, half), attempt + 1);
+        await invoke(batch.slice(half), attempt + 1);
+        return;
+      }
+      failedFrom = 0;
+    }
+    const rest = batch.slice(failedFrom);
+    if (attempt >= MAX_RETRIES) {
+      log(`stream feeder: giving up on ${rest.length} record(s) after ${MAX_RETRIES} retries: ${reason}`);
+      await options.onFailure(rest, reason);
+      return;
+    }
+    await sleep(Math.min(2_000, 50 * 2 ** attempt));
+    await invoke(rest, attempt + 1);
+  }
+
+  return {
+    async settled(timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      // A round begun after this call that found nothing new: every record written before the
+      // call was handled, and handling them wrote nothing more for the worker.
+      const after = rounds;
+      while (lastIdleRound === undefined || lastIdleRound <= after) {
+        if (Date.now() > deadline) throw new Error('The background worker did not settle in time');
+        await sleep(IDLE_POLL_MS);
+      }
+    },
+    async stop() {
+      stopping = true;
+      await loop;
+      streams.destroy();
+    },
+  };
+}
+
+async function listShards(streams: DynamoDBStreamsClient, streamArn: string): Promise<Shard[]> {
+  const shards: Shard[] = [];
+  let start: string | undefined;
+  do {
+    const { StreamDescription } = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: start }));
+    shards.push(...(StreamDescription?.Shards ?? []));
+    start = StreamDescription?.LastEvaluatedShardId;
+  } while (start);
+  return shards;
+}
+
+async function iteratorFor(streams: DynamoDBStreamsClient, streamArn: string, shardId: string, after: string | undefined) {
+  const { ShardIterator } = await streams.send(
+    new GetShardIteratorCommand({
+      StreamArn: streamArn,
+      ShardId: shardId,
+      ...(after ? { ShardIteratorType: 'AFTER_SEQUENCE_NUMBER', SequenceNumber: after } : { ShardIteratorType: 'TRIM_HORIZON' }),
+    }),
+  );
+  return ShardIterator;
+}
+
+async function getRecords(
+  streams: DynamoDBStreamsClient,
+  iterator: string | undefined,
+): Promise<{ records: StreamRecord[]; next?: string }> {
+  if (!iterator) return { records: [] };
+  const { Records, NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
+  return { records: Records ?? [], next: NextShardIterator };
+}
+
+/** A Streams API record as Lambda hands it over (the same shape); DynamoDB Local's TTL deletions put right. */
+function toLambdaRecord(record: StreamRecord): DynamoDBRecord {
+  const lambda = { ...record, eventSourceARN: 'local' } as unknown as DynamoDBRecord & { eventName: string };
+  const ttlDeletion = !['INSERT', 'MODIFY', 'REMOVE'].includes(lambda.eventName) && record.dynamodb?.OldImage && !record.dynamodb?.NewImage;
+  if (ttlDeletion) {
+    lambda.eventName = 'REMOVE';
+    lambda.userIdentity = { type: 'Service', principalId: 'dynamodb.amazonaws.com' };
+  }
+  return lambda;
+}
+
+/** Where the feeder got to in each shard (the last sequence number handled), written through to a file. */
+class Checkpoints {
+  private positions: Record<string, { after?: string; finished?: boolean }> = {};
+  constructor(private readonly file: string | undefined) {}
+
+  async load(): Promise<void> {
+    if (!this.file) return;
+    try {
+      this.positions = JSON.parse(await readFile(this.file, 'utf8')) as typeof this.positions;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  get(shardId: string) {
+    return this.positions[shardId]?.after;
+  }
+  isFinished(shardId: string) {
+    return this.positions[shardId]?.finished === true;
+  }
+  async set(shardId: string, after: string) {
+    this.positions[shardId] = { ...this.positions[shardId], after };
+    await this.save();
+  }
+  async finish(shardId: string) {
+    this.positions[shardId] = { ...this.positions[shardId], finished: true };
+    await this.save();
+  }
+  private async save() {
+    if (!this.file) return;
+    const temporary = `${this.file}.${process.pid}`;
+    await writeFile(temporary, JSON.stringify(this.positions));
+    await rename(temporary, this.file);
+  }
+}
