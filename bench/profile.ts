@@ -13,15 +13,9 @@ export const parts = [
       /functions\/core\/http\/|functions\/core\/(schemas|errors|auth|logger)\.ts|node_modules\/(@middy|@aws-lambda-powertools|@aws\/lambda-invoke-store|zod)\//,
   },
   { name: 'store and DynamoDB client', match: /functions\/core\/store\/|functions\/core\/(ids|names|paging|preconditions)\.ts/ },
-  { name: 'bench (baseline loop, recorder)', match: /\/bench\// },
+  { name: 'bench: the baseline’s loop, IPC, the profiler', match: /\/bench\// },
 ] as const;
 export const OTHER = 'Node: HTTP, sockets, event loop, GC';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { url: string; functionName: string };
-  children?: number[];
-}
 
 let session: Session | undefined;
 
@@ -35,31 +29,22 @@ export async function startProfile(): Promise<void> {
 
 /** CPU milliseconds per part (idle time left out). */
 export async function stopProfile(): Promise<Record<string, number>> {
-  if (!session) throw new Error('no profile running');
-  const { profile } = (await session.post('Profiler.stop')) as unknown as {
-    profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
-  };
-  session.disconnect();
-  session = undefined;
+  const { profile } = await session!.post('Profiler.stop');
+  session!.disconnect();
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const partOf = new Map<number, string | undefined>();
-  const charge = (id: number): string | undefined => {
-    if (partOf.has(id)) return partOf.get(id);
-    const node = byId.get(id)!;
-    const own = parts.find((part) => part.match.test(node.callFrame.url))?.name;
-    const up = parent.get(id);
-    const result = own ?? (up === undefined ? undefined : charge(up));
-    partOf.set(id, result);
-    return result;
+  const partOf = new Map<number, string>();
+  /** The part of the innermost frame that belongs to one, up the stack from `id`. */
+  const charge = (id: number | undefined): string => {
+    if (id === undefined) return OTHER;
+    if (!partOf.has(id)) partOf.set(id, parts.find((part) => part.match.test(byId.get(id)!.callFrame.url))?.name ?? charge(parent.get(id)));
+    return partOf.get(id)!;
   };
   const totals: Record<string, number> = {};
-  profile.samples.forEach((id, i) => {
-    const node = byId.get(id)!;
-    if (node.callFrame.functionName === '(idle)') return;
-    const part = charge(id) ?? OTHER;
-    totals[part] = (totals[part] ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000;
+  profile.samples?.forEach((id, i) => {
+    if (byId.get(id)!.callFrame.functionName === '(idle)') return;
+    totals[charge(id)] = (totals[charge(id)] ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000;
   });
   return totals;
 }

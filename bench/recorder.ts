@@ -1,58 +1,123 @@
 /**
- * Records every request the service's DynamoDB client sends while recording is on: what it
- * was (to replay reads in the baseline), when it ran (round trips), what DynamoDB Local said
- * it consumed, and what AWS would bill for the items it touched (test/support/item-size.ts). Runs in
- * the service process, on the handlers' own client.
+ * Records the requests the store's DynamoDB client sends while recording is on (SDK middleware
+ * on `db()`, in the service process): each request's operation and timing (round trips), what
+ * DynamoDB Local says it consumed, and what AWS would bill for the items it touched
+ * (test/support/item-size.ts). Transaction items are read before and after the write, with a
+ * client of its own (not recorded), since the larger image decides the bill.
  */
-import type { DynamoDb, Operation } from '#core/store/client';
-import { type ItemKind, type Key, kindOf } from '#core/store/keys';
-import { itemSize, readUnits, type StoredItem, transactionalWriteUnits } from '#test/support/item-size';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, type Item, tableName } from '#core/store/client';
+import type { Key } from '#core/store/keys';
+import { localClient } from '#lib/local/dynamodb-local';
+import { itemSize, readUnits, transactionalWriteUnits } from '#test/support/item-size';
+
+/** Item kinds by key shape (functions/core/store/keys.ts). */
+const KINDS: [kind: string, pk: string, sk: RegExp][] = [
+  ['repository', 'REPO#', /^REPO$/],
+  ['member', 'REPO#', /^MEMBER#/],
+  ['trash record', 'REPO#', /^TRASH#/],
+  ['role', 'ACL#', /^ACL$/],
+  ['folder', 'FOLDER#', /^FOLDER$/],
+  ['entry', 'FOLDER#', /^[FD]#/],
+  ['document', 'DOC#', /^DOC$/],
+  ['revision', 'DOC#', /^REV#/],
+  ['profile', 'USER#', /^PROFILE$/],
+  ['membership', 'USER#', /^REPO#/],
+  ['change', 'FEED#', /^P#/],
+  ['numbered change', 'FEED#', /^S#/],
+  ['feed counter', 'FEED#', /^SEQ$/],
+  ['task', 'TASK#', /^TASK$/],
+];
+/** A key of a shape not listed above is named by its prefixes (`DOC# REV#`), so it still shows. */
+export const kindOf = ({ PK, SK }: Key) =>
+  KINDS.find(([, pk, sk]) => PK.startsWith(pk) && sk.test(SK))?.[0] ?? `${PK.replace(/#.*/, '#')} ${SK.replace(/#.*/, '#')}`;
 
 /** One item a request read or wrote, and the units AWS bills for it. */
 export interface Touched {
-  kind: ItemKind | 'unknown';
+  kind: string;
   action: 'read' | 'write';
-  bytes: number;
   units: number;
 }
 
 export interface Recorded {
-  operation: Operation;
-  /** The input as the store gave it (plain values), to replay it. */
-  input: Record<string, any>;
+  operation: string;
   startedAt: number;
   endedAt: number;
+  /** What DynamoDB Local reported (ReturnConsumedCapacity TOTAL). */
   local: { read: number; write: number };
-  /** Per item, in request order; a Query's page is one entry (its units are the page's). */
+  /** In request order; a Query's page is one entry. */
   touched: Touched[];
 }
 
-const readOperations = new Set(['BatchGetItem', 'GetItem', 'Query']);
-let log: Recorded[] | undefined;
-let imagesFrom: DynamoDb | undefined;
+const keyOf = (item: Item): Key => ({ PK: item.PK as string, SK: item.SK as string });
+/** A transaction action's key: its `Key`, or its Put's item's. */
+const actionKey = (action: object): Key => {
+  const { Key, Item } = Object.values(action)[0] as { Key?: Key; Item?: Item };
+  return Key ?? keyOf(Item!);
+};
+const read = (key: Key, item?: Item): Touched => ({ kind: kindOf(key), action: 'read', units: readUnits(itemSize(item)) });
 
-/**
- * `images`: a separate client used to read each transaction item before and after the write
- * (its size decides the bill). Only for the capacity scenario: it adds requests of its own,
- * which are not recorded.
- */
-export function startRecording(options: { images?: DynamoDb } = {}): void {
-  log = [];
-  imagesFrom = options.images;
-}
+let log: Recorded[] = [];
+const RECORDER = 'benchRecorder';
+let reader: DynamoDBDocumentClient | undefined;
+const images = (keys: Key[]) => {
+  reader ??= DynamoDBDocumentClient.from(localClient(process.env.DYNAMODB_ENDPOINT!));
+  return Promise.all(
+    keys.map(async (Key) => (await reader!.send(new GetCommand({ TableName: tableName(), Key, ConsistentRead: true }))).Item),
+  );
+};
 
 export function stopRecording(): Recorded[] {
-  const recorded = log ?? [];
-  log = undefined;
-  return recorded;
+  db().middlewareStack.remove(RECORDER);
+  return log;
+}
+
+/** Only while recording: measured runs see the client as the handlers have it. */
+export function startRecording(): void {
+  log = [];
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      const operation = (context.commandName ?? '').replace(/Command$/, '');
+      const input = args.input as any;
+      const written: Key[] = operation === 'TransactWriteItems' ? input.TransactItems.map(actionKey) : [];
+      const before = await images(written);
+      const entry: Recorded = { operation, startedAt: performance.now(), endedAt: NaN, local: { read: 0, write: 0 }, touched: [] };
+      log.push(entry);
+      const result = await next(args).finally(() => {
+        entry.endedAt = performance.now();
+      });
+      const output = result.output as any;
+      const consumed = [output.ConsumedCapacity ?? []].flat().reduce((sum: number, c: any) => sum + (c.CapacityUnits ?? 0), 0);
+      entry.local[/Get|Query|Scan/.test(operation) ? 'read' : 'write'] = consumed;
+      if (operation === 'BatchGetItem') {
+        const found = new Map((output.Responses?.[tableName()] ?? []).map((item: Item) => [`${item.PK} ${item.SK}`, item]));
+        entry.touched = input.RequestItems[tableName()].Keys.map((key: Key) => read(key, found.get(`${key.PK} ${key.SK}`) as Item));
+      }
+      if (operation === 'Query') {
+        const items: Item[] = output.Items ?? [];
+        const bytes = items.reduce((sum, item) => sum + itemSize(item), 0);
+        entry.touched = [{ kind: items[0] ? kindOf(keyOf(items[0])) : 'nothing', action: 'read', units: readUnits(bytes) }];
+      }
+      if (operation === 'TransactWriteItems') {
+        const after = await images(written);
+        entry.touched = written.map((key, i) => ({
+          kind: kindOf(key),
+          action: 'write',
+          units: transactionalWriteUnits(Math.max(itemSize(before[i]), itemSize(after[i]))),
+        }));
+      }
+      return result;
+    },
+    { step: 'initialize', name: RECORDER },
+  );
 }
 
 /**
- * Recorded requests grouped by round trip: a request that starts after every earlier one
- * ended opens a new wave; requests of one wave were in flight together.
+ * Recorded requests by round trip: a request that starts after every earlier one ended opens a
+ * new wave; the requests of a wave were in flight together.
  */
-export function inWaves<R extends Pick<Recorded, 'startedAt' | 'endedAt'>>(recorded: readonly R[]): R[][] {
-  const waves: R[][] = [];
+export function inWaves(recorded: readonly Recorded[]): Recorded[][] {
+  const waves: Recorded[][] = [];
   let waveEnd = -Infinity;
   for (const request of [...recorded].sort((a, b) => a.startedAt - b.startedAt)) {
     if (request.startedAt >= waveEnd) {
@@ -64,79 +129,4 @@ export function inWaves<R extends Pick<Recorded, 'startedAt' | 'endedAt'>>(recor
     waves.at(-1)!.push(request);
   }
   return waves;
-}
-
-/** Adds the recorder to the service's client: it sees every attempt, after the metrics interceptor. */
-export function installRecorder(client: DynamoDb, tableName: string): void {
-  client.use(async (call, next) => {
-    if (!log) return next();
-    const input = structuredClone(call.input);
-    delete input.ClientRequestToken; // a replay must not be taken for a retry of this one
-    const transactionKeys: Key[] =
-      call.operation === 'TransactWriteItems' ? input.TransactItems.map((action: object) => keyOf(Object.values(action)[0])) : [];
-    const before = imagesFrom ? await readImages(imagesFrom, tableName, transactionKeys) : [];
-    const entry: Recorded = {
-      operation: call.operation,
-      input,
-      startedAt: performance.now(),
-      endedAt: NaN,
-      local: { read: 0, write: 0 },
-      touched: [],
-    };
-    log.push(entry);
-    let output: Record<string, any>;
-    try {
-      output = await next();
-    } finally {
-      entry.endedAt = performance.now();
-    }
-    const consumed = [output.ConsumedCapacity ?? []]
-      .flat()
-      .reduce((sum: number, c: { CapacityUnits?: number }) => sum + (c.CapacityUnits ?? 0), 0);
-    if (readOperations.has(call.operation)) entry.local.read += consumed;
-    else entry.local.write += consumed;
-    if (call.operation === 'BatchGetItem') entry.touched = batchGetTouched(input, output, tableName);
-    if (call.operation === 'Query') entry.touched = [queryTouched(output)];
-    if (call.operation === 'TransactWriteItems' && imagesFrom) {
-      const after = await readImages(imagesFrom, tableName, transactionKeys);
-      entry.touched = transactionKeys.map((key, i) => {
-        const bytes = Math.max(itemSize(before[i]), itemSize(after[i]));
-        return { kind: kindOf(key) ?? 'unknown', action: 'write', bytes, units: transactionalWriteUnits(bytes) };
-      });
-    }
-    return output;
-  });
-}
-
-/** A transaction action's key: `Key`, or a Put's item's key attributes. */
-function keyOf(action: { Key?: StoredItem; Item?: StoredItem }): Key {
-  const source = action.Key ?? action.Item!;
-  return { PK: source.PK as string, SK: source.SK as string };
-}
-
-const idOf = (key: Key) => `${key.PK}\u0000${key.SK}`;
-
-function batchGetTouched(input: any, output: any, tableName: string): Touched[] {
-  const found = new Map<string, StoredItem>();
-  for (const item of (output.Responses?.[tableName] ?? []) as StoredItem[]) found.set(idOf(keyOf({ Item: item })), item);
-  return (input.RequestItems[tableName].Keys as Key[]).map((key) => {
-    const bytes = itemSize(found.get(idOf(key)));
-    return { kind: kindOf(key) ?? 'unknown', action: 'read', bytes, units: readUnits(bytes) };
-  });
-}
-
-function queryTouched(output: any): Touched {
-  const items = (output.Items ?? []) as StoredItem[];
-  const bytes = items.reduce((sum, item) => sum + itemSize(item), 0);
-  const first = items[0];
-  return { kind: (first && kindOf(keyOf({ Item: first }))) ?? 'unknown', action: 'read', bytes, units: readUnits(bytes) };
-}
-
-async function readImages(client: DynamoDb, tableName: string, keys: Key[]): Promise<(StoredItem | undefined)[]> {
-  return Promise.all(
-    keys.map(
-      async (key) =>
-        (await client.send('GetItem', { TableName: tableName, Key: key, ConsistentRead: true })).Item as StoredItem | undefined,
-    ),
-  );
 }

@@ -1,31 +1,48 @@
 /**
- * `npm run bench`: speed and cost of the service, measured side by side in one run, written to
- * bench/results.md (tables) and bench/results.json. Not part of `npm test`.
- *
- * One process tree: this runner (autocannon, bundling, reports), DynamoDB Local (in memory),
- * and the service process (bench/service.ts: the local server, the direct-SDK baseline, the
- * request recorder). BENCH_SECONDS sets the length of each measured run (default 4);
- * `--report` rewrites the reports from results.json without measuring.
+ * `npm run bench`: speed and cost of the service, each scenario in turn, then the reports
+ * (report.ts). Not part of `npm test`. Three processes: this runner (autocannon, bundling,
+ * reports), DynamoDB Local (in memory), and the service process (service.ts: the local server
+ * and the direct store calls, on one client). BENCH_SECONDS sets the length of each measured
+ * run (default 4); `--report` rewrites the reports from results.json without measuring.
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDynamoDbLocal } from '#lib/local/dynamodb-local';
-import { endpoints } from './endpoints';
-import { makeFixture } from './fixture';
+import type { Fixture } from './fixture';
+import type { Target } from './load';
 import { type Results, writeReports } from './report';
-import { connect } from './rpc';
-import { measureCapacity } from './scenarios/capacity';
-import { bundleAll, measureColdStart } from './scenarios/cold-start';
-import { costs, measureDurations } from './scenarios/cost';
-import { measureScale } from './scenarios/scale';
-import { measureThroughput } from './scenarios/throughput';
+import { type Client, connect } from './rpc';
+import { capacity } from './scenarios/capacity';
+import { coldStart } from './scenarios/cold-start';
+import { cost } from './scenarios/cost';
+import { scale } from './scenarios/scale';
+import { throughput } from './scenarios/throughput';
 import type { ServiceHandlers } from './service';
 
-export type ServiceClient = ReturnType<typeof connect<ServiceHandlers>>;
+/** What every scenario gets. */
+export interface Bench {
+  service: Client<ServiceHandlers>;
+  target: Target;
+  fixture: Fixture;
+  /** Length of each measured run. */
+  seconds: number;
+  /** A Lambda function's environment here: the table, DynamoDB Local, credentials. */
+  lambdaEnv: Record<string, string>;
+  /** A directory of its own, removed at the end. */
+  scratch: string;
+  log(line: string): void;
+}
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 4);
+/** A scenario measures, and adds its part of the results (it may read what earlier ones added). */
+export interface Scenario {
+  title: string;
+  run(bench: Bench, results: Partial<Results>): Promise<Partial<Results>>;
+}
+
+/** In this order: cost prices the capacity and the bundles measured before it. */
+const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost];
 const TABLE = 'documents-bench';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -33,75 +50,35 @@ async function main() {
   const began = performance.now();
   const elapsed = () => `${((performance.now() - began) / 1000).toFixed(0)} s`;
   const scratch = await mkdtemp(join(tmpdir(), 'documents-bench-'));
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // for the service process too
   const dynamodb = await startDynamoDbLocal({});
   const child = fork(join(import.meta.dirname, 'service.ts'), [], {
     execArgv: ['--import', 'tsx'],
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const service = connect<ServiceHandlers>(child);
   try {
-    const { url } = await service.start({ dynamodbEndpoint: dynamodb.endpoint, tableName: TABLE });
+    const { url, token, fixture } = await service.start({ dynamodbEndpoint: dynamodb.endpoint, tableName: TABLE });
+    const seconds = Number(process.env.BENCH_SECONDS ?? 4);
+    const lambdaEnv = {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      TABLE_NAME: TABLE,
+      DYNAMODB_ENDPOINT: dynamodb.endpoint,
+      PAGING_TOKEN_SECRET: 'bench',
+      LOG_LEVEL: 'INFO',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    };
+    const bench: Bench = { service, target: { url, token }, fixture, seconds, lambdaEnv, scratch, log };
     log(`bench: service at ${url}, DynamoDB Local at ${dynamodb.endpoint}, ${seconds} s per run`);
-    const fixture = await makeFixture(service, url);
-    const list = endpoints(fixture);
-
-    log(`[1/5] round trips and capacity, ${list.length} endpoints`);
-    const capacity = await measureCapacity(service, fixture.api, list);
-    for (const row of capacity) {
-      log(`  ${row.endpoint.padEnd(28)} ${row.requests.padEnd(40)} ${row.aws.read} RRU ${row.aws.write} WRU`);
+    const results: Partial<Results> = { seconds };
+    for (const [i, scenario] of scenarios.entries()) {
+      log(`[${i + 1}/${scenarios.length}] ${scenario.title} (${elapsed()})`);
+      Object.assign(results, await scenario.run(bench, results));
     }
-
-    log(`[2/5] throughput and latency, service vs the same requests made directly (${elapsed()})`);
-    const recorded = new Map(capacity.map((row) => [row.endpoint, row.recorded]));
-    const throughput = await measureThroughput(service, fixture, list, recorded, { warmupSeconds: 1, seconds }, log);
-
-    log(`[3/5] scale: a page of 50 from 100 and from 50,000 documents (${elapsed()})`);
-    const scale = await measureScale(service, fixture, Math.max(1, seconds / 2), log);
-    log(
-      `  p50 ${scale.small.p50} ms (100) vs ${scale.big.p50} ms (50,000), deep page ${scale.deepPage.p50} ms: ratio ${scale.ratio.toFixed(2)}`,
-    );
-
-    log(`[4/5] cold start: bundle size and module load (${elapsed()})`);
-    const bundles = await bundleAll(join(scratch, 'bundles'));
-    const coldStart = await measureColdStart(bundles, 25);
-    for (const row of coldStart) {
-      log(
-        `  ${row.name.padEnd(18)} ${(row.bytes / 1024).toFixed(0).padStart(4)} KB min, ${(row.gzipBytes / 1024).toFixed(0).padStart(3)} KB gzip, load ${row.loadMs} ms (${row.loadRatio}x empty)`,
-      );
-    }
-
-    log(`[5/5] cost per million calls (${elapsed()})`);
-    const durations = await measureDurations(bundles, list, fixture, {
-      dir: join(scratch, 'durations'),
-      calls: 40,
-      env: {
-        AWS_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: 'local',
-        AWS_SECRET_ACCESS_KEY: 'local',
-        TABLE_NAME: TABLE,
-        DYNAMODB_ENDPOINT: dynamodb.endpoint,
-        PAGING_TOKEN_SECRET: 'bench',
-        LOG_LEVEL: 'INFO',
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      },
-    });
-    const cost = costs(durations, capacity);
-    for (const row of cost) log(`  ${row.endpoint.padEnd(28)} $${row.total.toFixed(3)} per million (${row.billedMs} ms billed)`);
-
-    const summary = await writeReports({
-      seconds,
-      durationSeconds: (performance.now() - began) / 1000,
-      capacity,
-      throughput,
-      scale,
-      coldStart,
-      durations,
-      cost,
-    });
-    log('');
-    log(summary);
-    log(`bench: done in ${elapsed()}; wrote bench/results.md, bench/results.json and the table in docs/data-model.md`);
+    const summary = await writeReports({ ...results, durationSeconds: (performance.now() - began) / 1000 } as Results);
+    log(`\n${summary}\nbench: done in ${elapsed()}; wrote bench/results.md, bench/results.json and bench/access-patterns.md`);
   } finally {
     await service.stop().catch(() => child.kill());
     await dynamodb.stop();
@@ -109,10 +86,9 @@ async function main() {
   }
 }
 
-/** `--report`: rewrite results.md and the data-model table from results.json, measuring nothing. */
+/** `--report`: rewrite the reports from results.json, measuring nothing. */
 async function reportOnly() {
-  const results = JSON.parse(await readFile(join(import.meta.dirname, 'results.json'), 'utf8')) as Results;
-  log(await writeReports({ ...results, capacity: results.capacity.map((row) => ({ ...row, recorded: [] })) }));
+  log(await writeReports(JSON.parse(await readFile(join(import.meta.dirname, 'results.json'), 'utf8')) as Results));
 }
 
 (process.argv.includes('--report') ? reportOnly() : main()).catch((error: unknown) => {

@@ -1,81 +1,61 @@
 /**
- * The service side of the bench, in its own process: the local service (lib/local/service.ts,
- * the same server `npm start` runs) plus what must share its SDK client — the request
- * recorder, the direct-SDK baseline and bulk seeding. The runner (run.ts) calls these over IPC.
+ * The service process: the local service (lib/local/service.ts, what `npm start` runs) and
+ * what must share its DynamoDB client — the fixture, seeding, the request recorder, and the
+ * baseline, each endpoint's store call made directly. The runner (run.ts) calls these over IPC.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDynamoDb, db } from '#core/store/client';
 import { type LocalService, startLocalService } from '#lib/local/service';
-import { createDocument, deleteDocument, inWaves, replay, updateContent, type WriteContext } from './baseline';
+import { type Call, callsOf, endpointNamed } from './endpoints';
+import { type Fixture, makeFixture } from './fixture';
 import { closedLoop } from './load';
 import { startProfile, stopProfile } from './profile';
-import { installRecorder, type Recorded, startRecording, stopRecording } from './recorder';
+import { startRecording, stopRecording } from './recorder';
 import { serve } from './rpc';
-import { type SeedDocuments, seedDocuments } from './seed';
+import { seedDocuments } from './seed';
 
 let service: LocalService | undefined;
+let fixture: Fixture;
 let dataDir = '';
-let endpoint = '';
+let batch = 0;
+let next: () => Promise<unknown>;
 
-/** A second client, without interceptors, for the recorder's own reads (not recorded). */
-const imageReader = () =>
-  createDynamoDb(new DynamoDBClient({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
-
-const running = () => {
-  if (!service) throw new Error('the service is not started');
-  return service;
-};
+/** Documents for writes to change, in the write folder unless told otherwise. */
+const seed = (count: number, folderId = fixture.writeFolderId) => seedDocuments(fixture.caller, folderId, count, `s${batch++}-`);
 
 const handlers = {
   async start(options: { dynamodbEndpoint: string; tableName: string }) {
     dataDir = await mkdtemp(join(tmpdir(), 'documents-bench-'));
-    endpoint = options.dynamodbEndpoint;
     service = await startLocalService({ port: 0, dataDir, ...options, log: () => {} });
-    installRecorder(db(), options.tableName);
-    return { url: service.url };
+    fixture = await makeFixture({ userId: 'bench-user' });
+    return { url: service.url, token: await service.issueToken(fixture.caller.userId), fixture };
   },
-  token: (sub: string) => running().issueToken(sub),
-  /** `capacity`: also read every transaction item before and after it (for AWS's bill). */
-  startRecording: (capacity: boolean) => startRecording(capacity ? { images: imageReader() } : {}),
-  stopRecording: (): Recorded[] => stopRecording(),
+  seed,
+  startRecording,
+  stopRecording,
+  /** One direct store call, recorded: what the baseline sends for an endpoint. */
+  async recordStoreCall(name: string, call: Call) {
+    startRecording();
+    try {
+      await endpointNamed(name).store(fixture, call);
+    } catch (error) {
+      stopRecording();
+      throw error;
+    }
+    return stopRecording();
+  },
+  /** The baseline, in two steps so that seeding stays out of what is measured (and profiled). */
+  async prepareStoreLoad(name: string, count: number) {
+    const endpoint = endpointNamed(name);
+    const call = await callsOf(endpoint, count, seed);
+    let n = 0;
+    next = () => endpoint.store(fixture, call(n++));
+  },
+  /** The prepared store call in a closed loop. */
+  storeLoad: (concurrency: number, seconds: number) => closedLoop(next, concurrency, seconds),
   startProfile,
   stopProfile,
-  /** Returns the ids only when asked: 50,000 of them are of no use to the runner. */
-  seed: async (seed: SeedDocuments, returnIds: boolean) => {
-    const ids = await seedDocuments(seed);
-    return returnIds ? ids : [];
-  },
-  baselineReplay: (recorded: Recorded[], concurrency: number, seconds: number) => {
-    const waves = inWaves(recorded);
-    return closedLoop(() => replay(waves), concurrency, seconds);
-  },
-  baselineCreate: (context: WriteContext, contentBytes: number, concurrency: number, seconds: number) => {
-    const content = 'x'.repeat(contentBytes);
-    let n = 0;
-    return closedLoop(() => createDocument(context, `baseline-${process.hrtime.bigint()}-${n++}.txt`, content), concurrency, seconds);
-  },
-  /** Round-robin over `ids`, so concurrent workers rarely touch the same document. */
-  baselineUpdate: (userId: string, ids: string[], contentBytes: number, concurrency: number, seconds: number) => {
-    const content = 'y'.repeat(contentBytes);
-    let n = 0;
-    return closedLoop(() => updateContent(userId, ids[n++ % ids.length]!, content), concurrency, seconds);
-  },
-  /** Each id once; running out counts as errors (the runner seeds enough). */
-  baselineDelete: (userId: string, ids: string[], concurrency: number, seconds: number) => {
-    let n = 0;
-    return closedLoop(
-      async () => {
-        const id = ids[n++];
-        if (!id) throw new Error('out of documents to delete');
-        await deleteDocument(userId, id);
-      },
-      concurrency,
-      seconds,
-    );
-  },
   async stop() {
     await service?.stop();
     await rm(dataDir, { recursive: true, force: true });

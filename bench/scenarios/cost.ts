@@ -1,33 +1,30 @@
 /**
- * Scenario 5: dollars per million calls of each endpoint on AWS. The handler's duration is
- * measured by invoking the deployed bundle (cold-start.ts bundles it) in a fresh Node process
- * with API Gateway events, against DynamoDB Local; its capacity comes from the capacity
- * scenario (AWS's rules applied to the items' sizes).
+ * Cost: dollars per million calls of each endpoint on AWS. The handler's duration is measured
+ * by calling its deployed bundle (cold-start.ts bundles it) in a fresh Node process with API
+ * Gateway events, against DynamoDB Local; its capacity comes from the capacity scenario.
  *
  * On Lambda a function gets a share of a vCPU proportional to its memory (1 vCPU at 1,769 MB),
  * so the CPU part of the duration measured here (one core) is scaled by 1,769 / memory; the
- * rest (waiting on DynamoDB) is kept as measured. Lambda bills each call's duration rounded up
- * to the millisecond.
+ * rest (waiting on DynamoDB) is kept as measured. Lambda bills whole milliseconds.
  */
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { memorySize } from '#lib/function-settings';
+import { memorySize, timeoutSeconds } from '#lib/function-settings';
 import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
-import type { Endpoint } from '../endpoints';
-import type { Fixture } from '../fixture';
+import { callsOf, endpoints } from '../endpoints';
+import { median, round } from '../load';
+import { f, table, usd } from '../markdown';
 import { MB_PER_VCPU, prices } from '../prices';
-import { median, round } from '../stats';
+import type { Bench, Scenario } from '../run';
 import type { CapacityRow } from './capacity';
-import type { Bundle } from './cold-start';
-
-const run = promisify(execFile);
+import type { Bundle, ColdStartRow } from './cold-start';
 
 export interface DurationRow {
   endpoint: string;
-  /** The first call of a fresh process (SDK client set up, connections opened). */
+  /** The first call of a fresh process (SDK client set up, connection opened). */
   firstMs: number;
   /** Medians over the warm calls: wall time, and CPU time of the process. */
   wallMs: number;
@@ -69,49 +66,49 @@ for (const [i, event] of JSON.parse(readFileSync(eventsFile, 'utf8')).entries())
 }
 writeFileSync(outFile, JSON.stringify(results));
 `;
+const CLAIMS = { iss: 'https://issuer.example.com', aud: 'documents-api', iat: 1, exp: 4102444800 };
 
-export interface DurationSetup {
-  dir: string;
-  env: Record<string, string>;
-  calls: number;
-}
+export const cost: Scenario = {
+  title: 'cost per million calls',
+  async run(bench, { capacity, bundles }) {
+    const durations = await measureDurations(bench, bundles!);
+    const rows = costs(durations, capacity!);
+    for (const row of rows) bench.log(`  ${row.endpoint.padEnd(28)} $${row.total.toFixed(3)} per million (${row.billedMs} ms billed)`);
+    return { durations, cost: rows };
+  },
+};
 
-export async function measureDurations(
-  bundles: Bundle[],
-  list: Endpoint[],
-  fixture: Fixture,
-  setup: DurationSetup,
-): Promise<DurationRow[]> {
+async function measureDurations({ service, fixture, scratch, lambdaEnv }: Bench, bundles: Bundle[], calls = 40): Promise<DurationRow[]> {
   const rows: DurationRow[] = [];
-  await mkdir(setup.dir, { recursive: true });
-  for (const endpoint of list) {
-    const [method, path] = [endpoint.method, endpoint.name.split(' ')[1]!];
-    const bundle = bundles.find((b) => b.name === resolveRoute(method, path.replace(/\{[^}]+\}/g, 'x')).route.name)!;
-    const requests = await endpoint.requests(setup.calls);
-    const events = Array.from({ length: setup.calls }, (_, n) => {
-      const request = requests(n);
-      const body = request.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(request.body));
-      const rawHeaders = ['host', 'api.example.com', 'content-type', 'application/json'];
-      const pathOnly = request.path.split('?')[0]!;
-      return buildEvent({ method, url: request.path, rawHeaders, body, sourceIp: '203.0.113.7' }, resolveRoute(method, pathOnly), {
-        sub: fixture.userId,
-        iss: 'https://issuer.example.com',
-        aud: 'documents-api',
-        iat: 1,
-        exp: 4102444800,
-      });
+  for (const endpoint of endpoints) {
+    const call = await callsOf(endpoint, calls, (count) => service.seed(count));
+    const events = Array.from({ length: calls }, (_, n) => {
+      const { method, path, body } = endpoint.http(fixture, call(n));
+      const raw = {
+        method,
+        url: path,
+        rawHeaders: ['host', 'api.example.com', 'content-type', 'application/json'],
+        sourceIp: '203.0.113.7',
+      };
+      const event = { ...raw, body: Buffer.from(body === undefined ? '' : JSON.stringify(body)) };
+      return buildEvent(event, resolveRoute(method, path.split('?')[0]!), { sub: fixture.caller.userId, ...CLAIMS });
     });
+    const route = resolveRoute(events[0]!.requestContext.http.method, events[0]!.rawPath).route.name;
+    const bundle = bundles.find((b) => b.name === route)!;
     const slug = endpoint.name.replace(/[^A-Za-z]+/g, '-');
-    const eventsFile = join(setup.dir, `${slug}.events.json`);
-    const outFile = join(setup.dir, `${slug}.results.json`);
+    const [eventsFile, outFile] = [join(scratch, `${slug}.events.json`), join(scratch, `${slug}.results.json`)];
     await writeFile(eventsFile, JSON.stringify(events));
-    await run(process.execPath, ['--input-type=module', '-e', INVOKE, pathToFileURL(bundle.file).href, eventsFile, outFile], {
-      env: { PATH: process.env.PATH ?? '', MEMORY: String(memorySize), ...setup.env },
-      maxBuffer: 64 * 1024 * 1024, // INFO logs, one line per call, as on Lambda
-    });
-    const results = JSON.parse(await readFile(outFile, 'utf8')) as { status: number; wallMs: number; cpuMs: number }[];
-    const wrong = results.filter((r) => r.status !== endpoint.status);
-    if (wrong.length > 0) throw new Error(`${endpoint.name}: bundle answered ${wrong.map((r) => r.status).join(', ')}`);
+    await promisify(execFile)(
+      process.execPath,
+      ['--input-type=module', '-e', INVOKE, pathToFileURL(bundle.file).href, eventsFile, outFile],
+      {
+        env: { PATH: process.env.PATH ?? '', MEMORY: String(memorySize), ...lambdaEnv },
+        maxBuffer: 64 * 1024 * 1024, // INFO logs, one line per call, as on Lambda
+      },
+    );
+    const results: { status: number; wallMs: number; cpuMs: number }[] = JSON.parse(await readFile(outFile, 'utf8'));
+    const wrong = results.filter((r) => r.status !== endpoint.status).map((r) => r.status);
+    if (wrong.length > 0) throw new Error(`${endpoint.name}: bundle answered ${wrong.join(', ')}`);
     const warm = results.slice(1);
     const wallMs = median(warm.map((r) => r.wallMs));
     const cpuMs = median(warm.map((r) => r.cpuMs));
@@ -122,17 +119,16 @@ export async function measureDurations(
       wallMs: round(wallMs, 3),
       cpuMs: round(cpuMs, 3),
       lambdaMs: round(lambdaMs),
-      calls: results.length,
+      calls,
     });
   }
   return rows;
 }
 
-export function costs(durations: DurationRow[], capacity: CapacityRow[]): CostRow[] {
+function costs(durations: DurationRow[], capacity: CapacityRow[]): CostRow[] {
   return durations.map((duration) => {
     const units = capacity.find((c) => c.endpoint === duration.endpoint)!.aws;
     const billedMs = Math.ceil(duration.lambdaMs);
-    const gbSeconds = (memorySize / 1024) * (billedMs / 1000);
     const row = {
       endpoint: duration.endpoint,
       billedMs,
@@ -140,9 +136,68 @@ export function costs(durations: DurationRow[], capacity: CapacityRow[]): CostRo
       writeUnits: units.write,
       httpApi: prices.httpApiPerMillion,
       lambdaRequests: prices.lambdaRequestsPerMillion,
-      lambdaDuration: gbSeconds * prices.lambdaArmPerGbSecond * 1e6,
+      lambdaDuration: (memorySize / 1024) * (billedMs / 1000) * prices.lambdaArmPerGbSecond * 1e6,
       dynamodb: units.read * prices.dynamodbReadPerMillionUnits + units.write * prices.dynamodbWritePerMillionUnits,
     };
     return { ...row, total: row.httpApi + row.lambdaRequests + row.lambdaDuration + row.dynamodb };
   });
+}
+
+/** The least a strongly consistent read of one item costs per million, before any Lambda time. */
+export const READ_FLOOR = prices.httpApiPerMillion + prices.lambdaRequestsPerMillion + prices.dynamodbReadPerMillionUnits;
+
+export function costSection(durations: DurationRow[], cost: CostRow[], coldStart: ColdStartRow[], budget: number): string {
+  const doc = cost.find((row) => row.endpoint === 'GET /document/{id}')!;
+  const duration = durations.find((row) => row.endpoint === 'GET /document/{id}')!;
+  const load = coldStart.find((row) => row.name === 'GetDocument')!;
+  const memoryRows = [128, 256, 512, 1024, MB_PER_VCPU].map((mb) => {
+    const scale = Math.max(1, MB_PER_VCPU / mb);
+    const ms = Math.max(0, duration.wallMs - duration.cpuMs) + duration.cpuMs * scale;
+    const dollars = (mb / 1024) * (Math.ceil(ms) / 1000) * prices.lambdaArmPerGbSecond * 1e6;
+    return [mb === memorySize ? `**${mb}** (configured)` : mb, f(ms, 1), usd(dollars), f(load.loadMs * scale, 0)];
+  });
+  const configured = memoryRows.find((row) => String(row[0]).includes('configured'))!;
+  return `## 5. Cost
+
+Dollars per million calls on AWS, ${prices.region}, list prices checked on **${prices.checked}** (\`bench/prices.ts\`): HTTP API
+$${f(prices.httpApiPerMillion)} per million requests; Lambda $${f(prices.lambdaRequestsPerMillion)} per million requests and $${prices.lambdaArmPerGbSecond} per GB-second
+(arm64); DynamoDB on-demand $${f(prices.dynamodbReadPerMillionUnits, 3)} per million RRU and $${f(prices.dynamodbWritePerMillionUnits, 3)} per million WRU. Free tiers,
+logs and data transfer are left out.
+
+**Handler duration.** Each function's bundle called ${durations[0]!.calls} times in a fresh Node process with API Gateway
+events, against DynamoDB Local, \`LOG_LEVEL=INFO\` as deployed; warm figures leave out the first call. At the
+configured ${memorySize} MB (\`lib/function-settings.ts\`; timeout ${timeoutSeconds} s) Lambda gives ${f(memorySize / MB_PER_VCPU)} of a vCPU (one at
+${MB_PER_VCPU} MB), so the CPU part is scaled by ${f(MB_PER_VCPU / memorySize)}, the wait for DynamoDB kept as measured.
+
+${table(
+  ['Endpoint', 'first call ms', 'warm ms', 'CPU ms', `on Lambda at ${memorySize} MB`],
+  durations.map((row) => [row.endpoint, f(row.firstMs, 1), f(row.wallMs), f(row.cpuMs), f(row.lambdaMs, 1)]),
+)}
+
+${table(
+  ['Endpoint', 'Billed ms', 'RRU / WRU', 'HTTP API', 'Lambda requests', 'Lambda duration', 'DynamoDB', 'Total per million'],
+  cost.map((r) => [
+    r.endpoint,
+    r.billedMs,
+    `${r.readUnits} / ${r.writeUnits}`,
+    ...[r.httpApi, r.lambdaRequests, r.lambdaDuration, r.dynamodb].map(usd),
+    `**${usd(r.total)}**`,
+  ]),
+)}
+
+**GET /document/{id} and the $${f(budget)} budget.** HTTP API and the Lambda request cost
+$${f(prices.httpApiPerMillion + prices.lambdaRequestsPerMillion)} per million before any code runs; the strongly consistent read the contract's
+read-your-writes needs makes it **${usd(READ_FLOOR)} with no Lambda time at all**. The role, read in the same request,
+adds an RRU, and ${doc.billedMs} ms at ${memorySize} MB add ${usd(doc.lambdaDuration)}: **${usd(doc.total)}**. Eventually consistent reads
+(${usd(READ_FLOOR)} for both items), roles in the JWT (a revoked member keeps access until it expires) or a REST API
+calling DynamoDB without Lambda ($3.50 per million) each trade away what the contract promises.
+
+**Memory.** The same model at other sizes, for GET /document/{id} (on AWS the wait for DynamoDB is a few ms,
+which favours smaller sizes a little more); cold start is §4's module load scaled the same way:
+
+${table(['Memory MB', 'Duration ms', 'Lambda duration $ per million', 'Cold start ms (model)'], memoryRows)}
+
+Below ${MB_PER_VCPU} MB the work is mostly CPU: halving the memory about doubles the time while the bill barely moves.
+${memorySize} MB keeps a warm call near ${f(Number(configured[1]), 0)} ms and a cold start's module load near ${f(Number(configured[3]) / 1000, 1)} s.
+`;
 }

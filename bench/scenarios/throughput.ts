@@ -1,195 +1,158 @@
 /**
- * Scenario 1: requests per second and latency of each endpoint through the local server
- * (autocannon, concurrency 1 and 32), side by side with the baseline — the same DynamoDB
- * requests made directly with the same SDK client (baseline.ts). Absolute numbers drift on a
- * shared machine; the ratio service / baseline, measured back to back, holds.
+ * Throughput and latency: each endpoint through the local server (autocannon, 1 and 32
+ * connections) against the baseline, its store call made directly in the service process as
+ * many at a time, back to back. Absolute numbers drift on a shared machine; the ratio holds.
  */
-import type autocannon from 'autocannon';
-import type { Endpoint, Request } from '../endpoints';
-import { CONTENT_BYTES, type Fixture } from '../fixture';
-import { hammer } from '../hammer';
-import type { Recorded } from '../recorder';
-import type { ServiceClient } from '../run';
-import { type Latency, summarize } from '../stats';
+import { cpus } from 'node:os';
+import { callsOf, type Endpoint, endpoints } from '../endpoints';
+import { hammer, type Latency, summarize } from '../load';
+import { f, table } from '../markdown';
+import { OTHER, parts } from '../profile';
+import type { Bench, Scenario } from '../run';
 
-export interface ThroughputRow {
+type Side = 'service' | 'baseline';
+export interface ThroughputRow extends Record<Side, Latency> {
   endpoint: string;
   concurrency: number;
-  service: Latency;
-  baseline: Latency;
   /** service rps / baseline rps. */
   ratio: number;
-  /** For the profiled run: CPU ms per request of the service process, by part of the stack, and of autocannon. */
-  cpuPerRequest?: { service: Record<string, number>; baseline: Record<string, number> };
-  /** The budgeted pair's ratio in each of its rounds (`ratio` is their median). */
+  /** The profiled run: CPU ms per request in the service process by part of the stack, and the runner's. */
+  cpuPerRequest?: Record<Side, Record<string, number>>;
+  /** The profiled pair's ratio in each of its rounds (`ratio` is their median). */
   ratios?: number[];
 }
 
-/** This (runner) process's CPU: autocannon during a service run, idle during a baseline run. */
+/** The runner's own CPU: autocannon during a service run, idle during a baseline run. */
 export const LOAD_GENERATOR = 'load generator: autocannon (runner process)';
-
-/** The run whose CPU is broken down by part of the stack (bench/profile.ts). */
+/** Profiled, and measured three times: the budget's pair. */
 export const PROFILED = { endpoint: 'GET /document/{id}', concurrency: 32 };
+const WARMUP_SECONDS = 1;
+/** Calls prepared per second of a run: well above this machine's ~150 writes/s, so no run runs out of documents. */
+const CALLS_PER_SECOND = 800;
 
-export interface Timing {
-  warmupSeconds: number;
-  seconds: number;
-}
-
-/** Enough documents for a DELETE or PUT run at the rates this machine reaches, warm-up included. */
-const POOL = 4000;
-
-/** The endpoint through the local server, `next()` making each request. */
-async function load(
-  url: string,
-  token: string,
-  method: string,
-  next: () => Request,
-  expected: number,
+/** One side's run, prepared first (what its calls change is seeded) so that only the run is measured. */
+async function prepare(
+  bench: Bench,
+  endpoint: Endpoint,
+  side: Side,
   connections: number,
   seconds: number,
-): Promise<Latency> {
-  const result = await hammer(
-    {
-      url,
-      connections,
-      duration: seconds,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      requests: [
-        {
-          method: method as NonNullable<autocannon.Request['method']>,
-          setupRequest: (request) => {
-            const { path, body } = next();
-            return { ...request, path, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
-          },
-        },
-      ],
-    },
-    expected,
-  );
-  return summarize(result.latencies, result.seconds, result.errors);
-}
-
-async function endpointRequests(endpoint: Endpoint): Promise<() => Request> {
-  const requests = await endpoint.requests(1);
-  return () => requests(0);
-}
-
-export async function measureThroughput(
-  service: ServiceClient,
-  fixture: Fixture,
-  list: Endpoint[],
-  recorded: Map<string, Recorded[]>,
-  timing: Timing,
-  progress: (line: string) => void,
-): Promise<ThroughputRow[]> {
-  const rows: ThroughputRow[] = [];
-  // Both sides JIT-compile the read paths before the first measured run: otherwise whichever
-  // endpoint comes first is measured half-compiled (about half its warm rate here).
-  for (const endpoint of list.filter((e) => e.baseline === 'replay')) {
-    await load(
-      fixture.api.url,
-      fixture.api.token,
-      endpoint.method,
-      await endpointRequests(endpoint),
-      endpoint.status,
-      8,
-      2 * timing.warmupSeconds,
-    );
-    await (await baselineRunner(service, fixture, endpoint, recorded))(8, timing.warmupSeconds);
+): Promise<() => Promise<Latency>> {
+  const { service, target, fixture } = bench;
+  const count = Math.ceil(seconds * CALLS_PER_SECOND);
+  if (side === 'baseline') {
+    await service.prepareStoreLoad(endpoint.name, count);
+    return () => service.storeLoad(connections, seconds);
   }
-  for (const endpoint of list.filter((e) => e.baseline)) {
-    for (const concurrency of [1, 32]) {
-      const requests = await endpoint.requests(POOL);
-      let n = 0;
-      const next = () => requests(n++);
-      const run = (seconds: number) =>
-        load(fixture.api.url, fixture.api.token, endpoint.method, next, endpoint.status, concurrency, seconds);
-      const profiled = endpoint.name === PROFILED.endpoint && concurrency === PROFILED.concurrency;
-      const baseline = await baselineRunner(service, fixture, endpoint, recorded);
-      const sides = {
-        service: (seconds: number) => run(seconds),
-        baseline: (seconds: number) => baseline(concurrency, seconds),
-      };
-      // The budgeted pair takes turns three times; its ratio is the median of the three.
-      const rounds = profiled ? 3 : 1;
-      const results: { service: Latency; baseline: Latency; cpu?: Record<'service' | 'baseline', Record<string, number>> }[] = [];
-      for (let round = 0; round < rounds; round++) {
-        const measured: Partial<Record<'service' | 'baseline', Latency>> = {};
-        const cpu: Partial<Record<'service' | 'baseline', Record<string, number>>> = {};
-        for (const side of ['service', 'baseline'] as const) {
-          await sides[side](timing.warmupSeconds);
-          const profile = profiled && round === 0;
-          if (profile) await service.startProfile();
-          const ownCpu = process.cpuUsage();
-          const result = await sides[side](timing.seconds);
-          if (profile) {
-            const used = process.cpuUsage(ownCpu);
-            const requests = Math.max(1, result.requests + result.errors);
-            cpu[side] = {
-              ...Object.fromEntries(Object.entries(await service.stopProfile()).map(([part, ms]) => [part, ms / requests])),
-              [LOAD_GENERATOR]: (used.user + used.system) / 1000 / requests,
-            };
-          }
-          measured[side] = result;
-        }
-        results.push({
-          service: measured.service!,
-          baseline: measured.baseline!,
-          ...(cpu.service ? { cpu: cpu as Record<'service' | 'baseline', Record<string, number>> } : {}),
-        });
-      }
-      const byRatio = [...results].sort((a, b) => a.service.rps / a.baseline.rps - b.service.rps / b.baseline.rps);
-      const { service: serviceResult, baseline: baselineResult } = byRatio[Math.floor(byRatio.length / 2)]!;
-      const serviceCpu = results[0]!.cpu?.service;
-      const baselineCpu = results[0]!.cpu?.baseline;
+  const call = await callsOf(endpoint, count, (n) => service.seed(n));
+  let n = 0;
+  return async () => {
+    const run = await hammer(target, () => endpoint.http(fixture, call(n++)), endpoint.status, connections, seconds);
+    return summarize(run.latencies, run.seconds, run.errors);
+  };
+}
 
-      const row: ThroughputRow = {
-        endpoint: endpoint.name,
-        concurrency,
-        service: serviceResult,
-        baseline: baselineResult,
-        ratio: serviceResult.rps / baselineResult.rps,
-        ...(serviceCpu && baselineCpu ? { cpuPerRequest: { service: serviceCpu, baseline: baselineCpu } } : {}),
-        ...(rounds > 1 ? { ratios: results.map((r) => r.service.rps / r.baseline.rps) } : {}),
+/** Runs one side; profiled, it also reports CPU per request by part of the stack. */
+async function measure(bench: Bench, endpoint: Endpoint, connections: number, side: Side, profile: boolean) {
+  await (await prepare(bench, endpoint, side, connections, WARMUP_SECONDS))();
+  const run = await prepare(bench, endpoint, side, connections, bench.seconds);
+  if (profile) await bench.service.startProfile();
+  const ownCpu = process.cpuUsage();
+  const latency = await run();
+  if (!profile) return { latency };
+  const used = process.cpuUsage(ownCpu);
+  const requests = Math.max(1, latency.requests + latency.errors);
+  const byPart = Object.entries(await bench.service.stopProfile()).map(([part, ms]) => [part, ms / requests]);
+  return { latency, cpu: { ...Object.fromEntries(byPart), [LOAD_GENERATOR]: (used.user + used.system) / 1000 / requests } };
+}
+
+export const throughput: Scenario = {
+  title: 'throughput and latency, service vs its store calls made directly',
+  run: async (bench) => ({ throughput: await measureThroughput(bench) }),
+};
+
+async function measureThroughput(bench: Bench): Promise<ThroughputRow[]> {
+  const measured = endpoints.filter((e) => e.throughput);
+  // Both sides JIT-compile first: otherwise the first endpoint is measured half-compiled (about half its warm rate).
+  for (const endpoint of measured.filter((e) => e.documents === undefined)) {
+    for (const side of ['service', 'baseline'] as const) await (await prepare(bench, endpoint, side, 8, side === 'service' ? 2 : 1))();
+  }
+  const rows: ThroughputRow[] = [];
+  for (const endpoint of measured) {
+    for (const concurrency of [1, 32]) {
+      const profiled = endpoint.name === PROFILED.endpoint && concurrency === PROFILED.concurrency;
+      const rounds: ThroughputRow[] = [];
+      for (let round = 0; round < (profiled ? 3 : 1); round++) {
+        const service = await measure(bench, endpoint, concurrency, 'service', profiled && round === 0);
+        const baseline = await measure(bench, endpoint, concurrency, 'baseline', profiled && round === 0);
+        const ratio = service.latency.rps / baseline.latency.rps;
+        const row: ThroughputRow = { endpoint: endpoint.name, concurrency, service: service.latency, baseline: baseline.latency, ratio };
+        if (service.cpu && baseline.cpu) row.cpuPerRequest = { service: service.cpu, baseline: baseline.cpu };
+        rounds.push(row);
+      }
+      const row = {
+        ...[...rounds].sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)]!,
+        cpuPerRequest: rounds[0]!.cpuPerRequest,
       };
+      if (profiled) row.ratios = rounds.map((r) => r.ratio);
       rows.push(row);
-      progress(
-        `  ${endpoint.name.padEnd(28)} c=${String(concurrency).padEnd(3)} service ${serviceResult.rps.toFixed(0).padStart(5)} req/s, ` +
-          `baseline ${baselineResult.rps.toFixed(0).padStart(5)} req/s, ratio ${row.ratio.toFixed(2)}` +
-          (serviceResult.errors + baselineResult.errors ? `  (${serviceResult.errors} + ${baselineResult.errors} errors)` : ''),
+      const errors = row.service.errors + row.baseline.errors;
+      bench.log(
+        `  ${endpoint.name.padEnd(28)} c=${String(concurrency).padEnd(3)} service ${f(row.service.rps, 0).padStart(5)} req/s, ` +
+          `baseline ${f(row.baseline.rps, 0).padStart(5)} req/s, ratio ${f(row.ratio)}${errors ? `  (${errors} errors)` : ''}`,
       );
     }
   }
   return rows;
 }
 
-/** The direct-SDK equivalent of an endpoint, run in the service process; `(concurrency, seconds)`. */
-async function baselineRunner(service: ServiceClient, fixture: Fixture, endpoint: Endpoint, recorded: Map<string, Recorded[]>) {
-  const { userId, repositoryId, writeFolderId } = fixture;
-  switch (endpoint.baseline) {
-    case 'replay': {
-      const requests = recorded.get(endpoint.name);
-      if (!requests) throw new Error(`no recorded requests for ${endpoint.name}`);
-      return (c: number, s: number) => service.baselineReplay(requests, c, s);
-    }
-    case 'create':
-      return (c: number, s: number) => service.baselineCreate({ userId, repositoryId, folderId: writeFolderId }, CONTENT_BYTES, c, s);
-    case 'update': {
-      const ids = await fixture.seedWritable(500);
-      return (c: number, s: number) => service.baselineUpdate(userId, ids, CONTENT_BYTES, c, s);
-    }
-    case 'delete': {
-      const ids = await fixture.seedWritable(POOL);
-      let used = 0;
-      // Warm-up and measured run share the pool: each run starts where the last one stopped.
-      return async (c: number, s: number) => {
-        const result = await service.baselineDelete(userId, ids.slice(used), c, s);
-        used += result.requests + result.errors;
-        return result;
-      };
-    }
-    default:
-      throw new Error(`${endpoint.name} has no baseline`);
-  }
+export function throughputSection(rows: ThroughputRow[], seconds: number): string {
+  const profiled = rows.find((row) => row.cpuPerRequest)!;
+  const cpu = profiled.cpuPerRequest!;
+  const names = [...parts.map((p) => p.name), OTHER];
+  const total = (side: Side) => names.reduce((sum, name) => sum + (cpu[side][name] ?? 0), 0);
+  const ms = (side: Side, name: string) => f(cpu[side][name] ?? 0, 3);
+  const latency = (l: Latency) => [f(l.rps, 0), f(l.p50), f(l.p99)];
+  return `## 1. Throughput and latency
+
+Each endpoint through the local server (what \`npm start\` runs) under autocannon, then the **baseline**: the
+endpoint's store call (\`bench/endpoints.ts\`) made directly in the service process, without HTTP, JWT, middy or
+validation, as many in flight; ${seconds} s each after a ${WARMUP_SECONDS} s warm-up. Latencies in ms, per response. Ratio:
+service / baseline requests per second.
+
+${table(
+  ['Endpoint', 'c', 'service req/s', 'p50', 'p99', 'baseline req/s', 'p50', 'p99', 'ratio', 'errors'],
+  rows.map((r) => [
+    r.endpoint,
+    r.concurrency,
+    ...latency(r.service),
+    ...latency(r.baseline),
+    `**${f(r.ratio)}**`,
+    r.service.errors + r.baseline.errors,
+  ]),
+)}
+
+${PROFILED.endpoint} at concurrency ${PROFILED.concurrency} (the budgeted pair) ran three times, the sides taking turns:
+ratios ${profiled.ratios?.map((x) => f(x)).join(', ')}; the table shows the median round.
+
+### Where the CPU goes (${PROFILED.endpoint}, concurrency ${PROFILED.concurrency})
+
+CPU ms per request in the service process, from a sampling profile of the measured run (\`bench/profile.ts\`),
+and of the runner. ${cpus().length} cores, shared by DynamoDB Local (Java), the service process and autocannon.
+
+${table(
+  ['Part', 'service run', 'baseline run'],
+  [
+    ...names.map((name) => [name, ms('service', name), ms('baseline', name)]),
+    ['**service process, total**', `**${f(total('service'), 3)}**`, `**${f(total('baseline'), 3)}**`],
+    [LOAD_GENERATOR, ms('service', LOAD_GENERATOR), ms('baseline', LOAD_GENERATOR)],
+  ],
+)}
+
+Through the local server each request pays, beyond the store, the SDK and DynamoDB Local, for the local API
+Gateway (${ms('service', parts[0].name)} ms: routing, the event, the RS256 JWT check with \`jose\`), the handler stack
+(${ms('service', parts[1].name)} ms: middy, logger, zod, the response), the HTTP server (in "Node") and autocannon on the same
+cores: ${f(total('service') - total('baseline') + (cpu.service[LOAD_GENERATOR] ?? 0))} ms of CPU per request more. What would move the ratio is not the data layer:
+the JWT check (API Gateway's job on AWS, not billed as Lambda time) and the handler stack.
+`;
 }

@@ -6,10 +6,11 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db, tableName } from '#core/store/client';
-import { createDocument, deleteDocument, getDocument, updateDocument } from '#core/store/documents';
+import { createDocument, getDocument, updateDocument } from '#core/store/documents';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/store/folders';
 import { measured, type StoreMetrics } from '#core/store/metrics';
 import { createRepository, getRepository, listRepositories } from '#core/store/repositories';
+import { trashDocument } from '#core/store/trash';
 import { createTestTable } from '#test/support/dynamodb';
 import { itemSize } from '#test/support/item-size';
 
@@ -57,7 +58,7 @@ describe('consumed capacity for a 1 KB document', () => {
     await measure('GET /document/{id}', () => getDocument(caller, documentId));
     await measure('PUT /document (content)', () => updateDocument(caller, { id: documentId, content: 'y'.repeat(1024) }, {}));
     await measure('PUT /document (rename)', () => updateDocument(caller, { id: documentId, name: 'renamed.txt' }, {}));
-    await measure('DELETE /document/{id}', () => deleteDocument(caller, documentId, {}));
+    await measure('DELETE /document/{id}', () => trashDocument(caller, documentId, {}));
 
     console.table(
       Object.fromEntries(

@@ -6,10 +6,11 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HttpError } from '#core/errors';
 import { newId } from '#core/ids';
 import type { Caller } from '#core/resources';
-import { createDocument, deleteDocument, getDocument, updateDocument } from '#core/store/documents';
+import { createDocument, getDocument, updateDocument } from '#core/store/documents';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/store/folders';
-import { documentKey, entryKey, folderKey } from '#core/store/keys';
+import { documentKey, entryKey, folderKey, revisionKey } from '#core/store/keys';
 import { addMember, createRepository, getRepository, listRepositories } from '#core/store/repositories';
+import { trashDocument } from '#core/store/trash';
 import { createTestTable, rawItem, recordStoreRequests } from '#test/support/dynamodb';
 
 const requests: string[] = [];
@@ -67,14 +68,14 @@ describe('repositories', () => {
     expect(root).toMatchObject({ id: repository.id, repositoryId: repository.id, parentId: null, name: 'Specs' });
   });
 
-  it('lists only the caller’s repositories, by name case-insensitively, in one Query', async () => {
+  it('lists only the caller’s repositories, by name case-insensitively: a Query, then the page’s repositories', async () => {
     const owner = newCaller();
     const other = newCaller();
     for (const name of ['beta', 'Alpha', 'gamma']) await createRepository(owner, { name, description: '' });
     await createRepository(other, { name: 'Aardvark', description: '' });
     requests.length = 0;
     const page = await listRepositories(owner, { limit: 50 });
-    expect(requests).toEqual(['Query']);
+    expect(requests).toEqual(['Query', 'BatchGetItem']);
     expect(page.items.map((r) => r.name)).toEqual(['Alpha', 'beta', 'gamma']);
     expect(page.nextToken).toBeUndefined();
   });
@@ -99,13 +100,14 @@ describe('repositories', () => {
 });
 
 describe('folders and documents', () => {
-  it('costs one BatchGetItem to read, one transaction to create, a read and a transaction to change', async () => {
+  it('costs one BatchGetItem to read, one transaction to create a document, a read and a transaction to change', async () => {
     const owner = newCaller();
     const repository = await createRepository(owner, { name: 'R', description: '' });
 
     requests.length = 0;
+    // A folder's depth is its parent's plus one: read first.
     const folder = await createFolder(owner, { parentId: repository.rootFolderId, name: 'Docs' });
-    expect(requests).toEqual(['TransactWriteItems']);
+    expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
 
     requests.length = 0;
     const document = await newDocument(owner, folder.id, 'a.txt');
@@ -133,11 +135,11 @@ describe('folders and documents', () => {
     expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
 
     requests.length = 0;
-    await deleteDocument(owner, document.id, {});
+    await trashDocument(owner, document.id, {});
     expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
   });
 
-  it('writes a document and its folder entry together, and removes both together', async () => {
+  it('writes a document, its revision and its folder entry together; to the trash, the entry goes and the document is marked', async () => {
     const owner = newCaller();
     const repository = await createRepository(owner, { name: 'R', description: '' });
     const document = await newDocument(owner, repository.rootFolderId, 'Notes.md', 'héllo');
@@ -147,10 +149,17 @@ describe('folders and documents', () => {
     const entry = await rawItem(entryKey('documents', repository.rootFolderId, 'notes.md'));
     expect(entry).toMatchObject({ id: document.id, version: 1 });
     expect(entry).not.toHaveProperty('content');
+    expect(await rawItem(revisionKey(document.id, 1))).toMatchObject({ version: 1, content: 'héllo', name: 'Notes.md' });
 
-    await deleteDocument(owner, document.id, {});
-    expect(await rawItem(documentKey(document.id))).toBeUndefined();
-    expect(await rawItem(entryKey('documents', repository.rootFolderId, 'notes.md'))).toBeUndefined();
+    // A rename's revision points at the content it shares: no copy.
+    await updateDocument(owner, { id: document.id, name: 'Renamed.md' }, {});
+    expect(await rawItem(revisionKey(document.id, 2))).toMatchObject({ version: 2, name: 'Renamed.md', contentVersion: 1 });
+    expect(await rawItem(revisionKey(document.id, 2))).not.toHaveProperty('content');
+
+    await trashDocument(owner, document.id, {});
+    expect(await rawItem(documentKey(document.id))).toMatchObject({ trash: { root: document.id } });
+    expect(await rawItem(entryKey('documents', repository.rootFolderId, 'renamed.md'))).toBeUndefined();
+    expect(await statusOf(getDocument(owner, document.id))).toBe(404);
   });
 
   it('moves and renames a document’s folder entry with it', async () => {
@@ -192,7 +201,7 @@ describe('folders and documents', () => {
     expect(await statusOf(listFolders(stranger, repository.rootFolderId, { limit: 5 }))).toBe(404);
     expect(await statusOf(newDocument(stranger, repository.rootFolderId, 'b'))).toBe(404);
     expect(await statusOf(updateDocument(stranger, { id: document.id, content: 'x' }, {}))).toBe(404);
-    expect(await statusOf(deleteDocument(stranger, document.id, {}))).toBe(404);
+    expect(await statusOf(trashDocument(stranger, document.id, {}))).toBe(404);
     expect((await getDocument(owner, document.id)).content).toBe('hello');
   });
 });

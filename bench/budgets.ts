@@ -1,0 +1,88 @@
+/** The budgets the service is held to, and each one's verdict from the results. */
+import { f, kb, usd } from './markdown';
+import type { Results } from './report';
+import { isReference } from './scenarios/cold-start';
+import { READ_FLOOR } from './scenarios/cost';
+import { PROFILED } from './scenarios/throughput';
+
+export const BUDGETS = {
+  roundTrips: 1,
+  documentReadRatio: 0.7,
+  scaleRatio: 1.2,
+  bundleBytes: 300_000,
+  loadRatio: 2,
+  documentReadDollars: 1.3,
+};
+
+type Verdict = 'met' | 'missed' | 'at the floor' | 'out of reach';
+export interface Budget {
+  budget: string;
+  measured: string;
+  verdict: Verdict;
+  why?: string;
+}
+
+export function budgets(r: Results): Budget[] {
+  const reads = r.capacity.filter((row) => row.endpoint.startsWith('GET'));
+  const writes = r.capacity.filter((row) => !row.endpoint.startsWith('GET'));
+  const slowestRead = Math.max(...reads.map((row) => row.roundTrips));
+  const overWrites = writes.filter((row) => row.roundTrips > BUDGETS.roundTrips);
+  const document = r.throughput.find((row) => row.endpoint === PROFILED.endpoint && row.concurrency === PROFILED.concurrency)!;
+  const handlers = r.coldStart.filter((row) => !isReference(row.name));
+  const biggest = handlers.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  const slowest = handlers.reduce((a, b) => (b.loadRatio > a.loadRatio ? b : a));
+  const documentCost = r.cost.find((row) => row.endpoint === PROFILED.endpoint)!;
+  const verdict = (met: boolean, otherwise: Verdict = 'missed'): Verdict => (met ? 'met' : otherwise);
+  return [
+    {
+      budget: 'Every read endpoint: 1 DynamoDB round trip, authorization included',
+      measured: `${slowestRead} round trip for each of ${reads.length} read endpoints`,
+      verdict: verdict(slowestRead <= BUDGETS.roundTrips),
+    },
+    {
+      budget: 'Every write: 1 round trip',
+      measured:
+        `1 for ${writes.length - overWrites.length} of ${writes.length}` +
+        (overWrites.length ? `; 2 for ${overWrites.map((row) => row.endpoint).join(', ')}` : ''),
+      verdict: verdict(
+        overWrites.length === 0,
+        overWrites.every((row) => row.roundTrips <= row.minimumRoundTrips) ? 'at the floor' : 'missed',
+      ),
+      why: overWrites.length ? 'a document id names neither its folder entry nor its repository: §2' : undefined,
+    },
+    {
+      budget: `${PROFILED.endpoint} ≥ ${BUDGETS.documentReadRatio}× the baseline's requests/s at concurrency ${PROFILED.concurrency}`,
+      measured: `${f(document.ratio)}× (${f(document.service.rps, 0)} vs ${f(document.baseline.rps, 0)} req/s)`,
+      verdict: verdict(document.ratio >= BUDGETS.documentReadRatio),
+      why: document.ratio >= BUDGETS.documentReadRatio ? undefined : 'CPU of the local gateway and handler stack, measured in §1',
+    },
+    {
+      budget: `List page latency at 50,000 documents ≤ ${BUDGETS.scaleRatio}× that at 100`,
+      measured: `${f(r.scale.ratio)}× (p50 ${f(r.scale.big.p50)} vs ${f(r.scale.small.p50)} ms)`,
+      verdict: verdict(r.scale.ratio <= BUDGETS.scaleRatio),
+    },
+    {
+      budget: `Each bundle ≤ ${BUDGETS.bundleBytes / 1000} KB minified`,
+      measured: `largest ${kb(biggest.bytes)} (${biggest.name})`,
+      verdict: verdict(biggest.bytes <= BUDGETS.bundleBytes),
+    },
+    {
+      budget: `Module load ≤ ${BUDGETS.loadRatio}× the empty handler's`,
+      measured: `slowest ${f(slowest.loadRatio)}× (${slowest.name}, ${f(slowest.loadMs, 1)} ms)`,
+      verdict: verdict(slowest.loadRatio <= BUDGETS.loadRatio),
+      why:
+        slowest.loadRatio <= BUDGETS.loadRatio
+          ? undefined
+          : 'the AWS SDK, a fixed part of the design, weighs most, then the logger, the schemas and middy: §4',
+    },
+    {
+      budget: `≤ $${f(BUDGETS.documentReadDollars)} per million ${PROFILED.endpoint}`,
+      measured: `${usd(documentCost.total)} per million`,
+      verdict: verdict(
+        documentCost.total <= BUDGETS.documentReadDollars,
+        READ_FLOOR > BUDGETS.documentReadDollars ? 'out of reach' : 'missed',
+      ),
+      why: `HTTP API + Lambda requests + one strongly consistent read already cost ${usd(READ_FLOOR)}: §5`,
+    },
+  ];
+}

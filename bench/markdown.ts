@@ -1,0 +1,12 @@
+/** Writing the generated Markdown: tables padded as Biome formats them, so the files pass `npm run lint` as written. */
+
+export const f = (value: number, digits = 2) => value.toFixed(digits);
+export const kb = (bytes: number) => `${f(bytes / 1000, 1)} KB`;
+export const usd = (value: number) => `$${f(value, 3)}`;
+
+export function table(header: string[], rows: (string | number)[][]): string {
+  const cells = [header, ...rows.map((row) => row.map(String))];
+  const widths = header.map((_, i) => Math.max(3, ...cells.map((row) => [...(row[i] ?? '')].length)));
+  const line = (row: string[]) => `| ${row.map((cell, i) => cell.padEnd(widths[i]! - [...cell].length + cell.length)).join(' | ')} |`;
+  return [line(cells[0]!), line(widths.map((w) => '-'.repeat(w))), ...cells.slice(1).map(line)].join('\n');
+}
