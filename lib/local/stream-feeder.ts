@@ -9,7 +9,8 @@
  * - a record still failing after MAX_RETRIES goes to the failure file (the on-failure destination),
  *   and the feeder moves on;
  * - where it got to is checkpointed after every batch (in a file under DATA_DIR), so a service
- *   killed mid-job resumes from there, and DynamoDB Local being down only pauses it.
+ *   killed mid-job resumes from there, and DynamoDB Local being down only pauses it: a batch that
+ *   failed while DynamoDB Local did not answer waits for it, and its retries are not spent.
  *
  * DynamoDB Local writes a TTL deletion with an unknown eventName and no userIdentity; real
  * DynamoDB writes REMOVE by the service principal, which is what the worker is told here.
@@ -28,7 +29,7 @@ import {
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { matchesAny } from '#functions/worker/filters';
 
-export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined | void>;
+export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined | undefined>;
 
 export interface StreamFeederOptions {
   endpoint: string;
@@ -51,6 +52,12 @@ export interface StreamFeeder {
 const BATCH_SIZE = 100;
 const MAX_RETRIES = 10;
 const IDLE_POLL_MS = 50;
+/**
+ * DescribeStream is DynamoDB Local's dearest call (its one SQLite thread scans the stream's
+ * shards, and every other request waits behind it): the shard list is read again only when a
+ * shard we read closes, after an error, or when it is this old.
+ */
+const SHARD_LIST_MAX_AGE_MS = 5_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: DynamoDBClient): Promise<StreamFeeder> {
@@ -62,7 +69,7 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
     region: 'us-east-1',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 1,
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000 },
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000, throwOnRequestTimeout: true },
   });
   const log = options.log ?? (() => {});
   const checkpoints = new Checkpoints(options.checkpointFile);
@@ -75,10 +82,13 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
 
   const loop = (async () => {
     const iterators = new Map<string, string | undefined>();
+    let listed: { shards: Shard[]; at: number } | undefined;
     while (!stopping) {
       const round = ++rounds;
       try {
-        const shards = await listShards(streams, streamArn);
+        if (!listed || Date.now() - listed.at > SHARD_LIST_MAX_AGE_MS)
+          listed = { shards: await listShards(streams, streamArn), at: Date.now() };
+        const { shards } = listed;
         let sawRecords = false;
         for (const shard of shards) {
           const shardId = shard.ShardId!;
@@ -99,9 +109,14 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
           if (result.records.length > 0) {
             sawRecords = true;
             await deliver(result.records.map(toLambdaRecord));
+            // Stopped mid-batch: what was not handled is delivered again on the next start.
+            if (stopping) break;
             await checkpoints.set(shardId, result.records.at(-1)!.dynamodb!.SequenceNumber!);
           }
-          if (!result.next) await checkpoints.finish(shardId); // a closed shard, read to its end
+          if (!result.next) {
+            await checkpoints.finish(shardId); // a closed shard, read to its end: its children are in a new list
+            listed = undefined;
+          }
         }
         lastIdleRound = sawRecords ? undefined : round;
         if (!sawRecords) await sleep(IDLE_POLL_MS);
@@ -110,11 +125,18 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
         if (stopping) break;
         log(`stream feeder: ${error instanceof Error ? error.message : String(error)}; retrying`);
         iterators.clear();
+        listed = undefined;
         lastIdleRound = undefined;
         await sleep(500);
       }
     }
   })();
+
+  const reachable = () =>
+    streams.send(new DescribeStreamCommand({ StreamArn: streamArn, Limit: 1 })).then(
+      () => true,
+      () => false,
+    );
 
   /** Lambda's semantics for one batch: retry from the first failure, bisect a thrown batch, give up after MAX_RETRIES. */
   async function deliver(all: DynamoDBRecord[]): Promise<void> {
@@ -145,6 +167,12 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
       failedFrom = 0;
     }
     const rest = batch.slice(failedFrom);
+    // DynamoDB Local down (stopped, restarting): wait for it without spending the records' retries.
+    if (!(await reachable())) {
+      log('stream feeder: DynamoDB Local does not answer; waiting for it before retrying');
+      while (!stopping && !(await reachable())) await sleep(500);
+      return invoke(rest, attempt);
+    }
     if (attempt >= MAX_RETRIES) {
       log(`stream feeder: giving up on ${rest.length} record(s) after ${MAX_RETRIES} retries: ${reason}`);
       await options.onFailure(rest, reason);
