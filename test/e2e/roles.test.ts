@@ -1,10 +1,9 @@
 /**
  * Roles (docs/api.md): a viewer reads but gets 403 for every write, and nothing changes; an
- * editor writes. No endpoint shares a repository yet, so the test grants roles with the
- * store's addMember — the write a sharing endpoint will make — in the service's own table.
+ * editor writes. Roles are given through the API (PUT /{id}/members/{userId}); every endpoint
+ * by every role is in role-matrix.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addMember } from '#core/store/repositories';
 import {
   type Api,
   type Document,
@@ -14,6 +13,7 @@ import {
   newRepository,
   newUser,
   type Repository,
+  setRole,
 } from '#test/support/http';
 import { startTestService } from '#test/support/service';
 
@@ -33,8 +33,8 @@ beforeAll(async () => {
   editor = editorUser.api;
   repository = await newRepository(owner, { name: 'Shared' });
   document = await newDocument(owner, repository.rootFolderId, { name: 'shared.txt', content: 'original' });
-  await addMember(repository.id, viewerUser.sub, 'viewer');
-  await addMember(repository.id, editorUser.sub, 'editor');
+  await setRole(owner, repository.id, viewerUser.sub, 'viewer');
+  await setRole(owner, repository.id, editorUser.sub, 'editor');
 });
 afterAll(() => svc?.stop());
 
