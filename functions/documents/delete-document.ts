@@ -1,6 +1,7 @@
 /** DELETE /document/{id} — move a document to its repository's trash; guarded by If-Match. */
-import { endpoint } from '#core/http/endpoint';
+
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
+import { writeEndpoint } from '#core/http/write-endpoint';
 import { idParams } from '#core/schemas';
 import { trashDocument } from '#core/store/trash';
 
@@ -18,4 +19,4 @@ export const operation = {
   },
 } as const satisfies Operation;
 
-export const handler = endpoint(operation, ({ caller, params, precondition }) => trashDocument(caller, params.id, precondition));
+export const handler = writeEndpoint(operation, ({ caller, params, precondition }) => trashDocument(caller, params.id, precondition));

@@ -139,6 +139,15 @@ describe('every deployed bundle answers a real request', () => {
 
     const updated = await invoke('PUT', '/document', { body: { id: doc.body.id, content: 'bye' }, headers: { 'if-match': '"1"' } });
     expect(updated).toMatchObject({ status: 200, headers: { etag: '"2"' }, body: { content: 'bye', version: 2 } });
+
+    const revisions = await invoke('GET', `/document/${doc.body.id}/revisions?limit=10`);
+    expect(revisions.body.items.map((r: { version: number }) => r.version)).toEqual([2, 1]);
+    expect((await invoke('GET', `/document/${doc.body.id}/revisions/1`)).body).toMatchObject({ version: 1, content: 'héllo' });
+    const restored = await invoke('POST', `/document/${doc.body.id}/revisions/1/restore`, { headers: { 'if-match': '"2"' } });
+    expect(restored).toMatchObject({ status: 200, headers: { etag: '"3"' }, body: { content: 'héllo', version: 3 } });
+    const feed = await invoke('GET', `/${repo.body.id}/changes?cursor=latest&limit=5`);
+    expect(feed).toMatchObject({ status: 200, body: { items: [], cursor: expect.any(String) } });
+
     expect((await invoke('DELETE', `/document/${doc.body.id}`)).status).toBe(204);
     expect((await invoke('GET', `/document/${doc.body.id}`)).status).toBe(404);
   });
@@ -198,6 +207,47 @@ describe('every deployed bundle answers a real request', () => {
       [1, 'created', expect.any(String)],
       [2, 'created', expect.any(String)],
     ]);
+  });
+
+  it('shares a repository through the bundled member handlers: roles given, checked, changed and taken away', async () => {
+    const repo = await invoke('POST', '/', { body: { name: 'Shared by a bundle' } });
+    const bob = 'auth0|bob@example.com'; // percent-encoded in the path, decoded for the handler
+    const path = `/${repo.body.id}/members/${encodeURIComponent(bob)}`;
+    const added = await invoke('PUT', path, { body: { role: 'viewer' } });
+    expect(added).toMatchObject({ status: 201, headers: { location: path }, body: { userId: bob, role: 'viewer' } });
+    const listed = await invoke('GET', `/${repo.body.id}/members`, { user: bob });
+    expect(listed.body.items.map((m: { userId: string }) => m.userId).sort()).toEqual([bob, 'bundle-user'].sort());
+    expect((await invoke('PUT', `/${repo.body.id}/members/carol`, { body: { role: 'viewer' }, user: bob })).status).toBe(403);
+    expect((await invoke('PUT', path, { body: { role: 'editor' } })).body).toMatchObject({ role: 'editor' });
+    expect((await invoke('DELETE', path, { user: bob })).status).toBe(204);
+    expect((await invoke('GET', `/${repo.body.id}`, { user: bob })).status).toBe(404);
+    expect((await invoke('DELETE', `/${repo.body.id}/members/bundle-user`)).body.type).toMatch(/last-owner$/);
+  });
+
+  it('renames, moves and deletes through the bundled life-cycle handlers, with the trash', async () => {
+    const repo = await invoke('POST', '/', { body: { name: 'Lived in by a bundle' } });
+    const renamed = await invoke('PUT', `/${repo.body.id}`, { body: { name: 'Renamed by a bundle' }, headers: { 'if-match': '"1"' } });
+    expect(renamed).toMatchObject({ status: 200, headers: { etag: '"2"' }, body: { name: 'Renamed by a bundle', version: 2 } });
+    const root = repo.body.rootFolderId;
+    const a = await invoke('POST', '/folder', { body: { parentId: root, name: 'a' } });
+    const b = await invoke('POST', '/folder', { body: { parentId: root, name: 'b' } });
+    const moved = await invoke('PUT', '/folder', { body: { id: b.body.id, parentId: a.body.id, name: 'b2' } });
+    expect(moved).toMatchObject({ status: 200, body: { parentId: a.body.id, name: 'b2', version: 2 } });
+    expect((await invoke('PUT', '/folder', { body: { id: a.body.id, parentId: b.body.id } })).status).toBe(409);
+
+    const doc = await invoke('POST', '/document', { body: { folderId: root, name: 'gone.txt' } });
+    expect((await invoke('DELETE', `/folder/${a.body.id}?recursive=true`)).status).toBe(204);
+    expect((await invoke('DELETE', `/document/${doc.body.id}`)).status).toBe(204);
+    const trash = await invoke('GET', `/${repo.body.id}/trash`);
+    expect(trash.body.items.map((item: { id: string }) => item.id).sort()).toEqual([a.body.id, doc.body.id].sort());
+    const restored = await invoke('POST', `/${repo.body.id}/trash/${a.body.id}/restore`, { body: { name: 'a again' } });
+    expect(restored).toMatchObject({ status: 200, body: { id: a.body.id, name: 'a again' } });
+    expect((await invoke('DELETE', `/${repo.body.id}/trash/${doc.body.id}`)).status).toBe(204);
+    expect((await invoke('DELETE', `/${repo.body.id}/trash`)).status).toBe(204);
+    expect((await invoke('GET', `/${repo.body.id}/trash`)).body.items).toEqual([]);
+
+    expect((await invoke('DELETE', `/${repo.body.id}`)).status).toBe(204);
+    expect((await invoke('GET', `/${repo.body.id}`)).status).toBe(404);
   });
 
   it('has exercised every route of the route table, and the worker', () => {

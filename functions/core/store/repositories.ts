@@ -63,7 +63,7 @@ export const repositoryLimitReached = (userId: string) =>
  * One transaction: the repository, its root folder (same id, so GET /{id}/folder is one read),
  * the creator's owner role, member item and membership, and their repository count.
  */
-export function createRepository(caller: Caller, input: { name: string; description: string }): Promise<Repository> {
+export async function createRepository(caller: Caller, input: { name: string; description: string }): Promise<Repository> {
   return optimistically(async () => {
     const id = newId();
     const at = now();
@@ -99,7 +99,7 @@ export function createRepository(caller: Caller, input: { name: string; descript
           { ...repositoryKey(id), ...repository, nameKey: key, memberCount: 1, ownerCount: 1, aclBuckets: new Set([bucketOf(bucket)]) },
           itemIsAbsent,
         ),
-        root: put({ ...folderKey(id), ...root, nameKey: key, depth: 0 }, itemIsAbsent),
+        root: put({ ...folderKey(id), ...root, nameKey: key, depth: 0, path: '' }, itemIsAbsent),
         acl: update(bucket, 'SET #role = :owner', { '#role': roleAttribute(userId) }, { ':owner': 'owner' }),
         member: put(
           {
@@ -167,7 +167,12 @@ export interface RepositoryChanges {
  * name at once as well (they read the repository), and list it in its new place once the
  * background task has moved their memberships (docs/api.md).
  */
-export function updateRepository(caller: Caller, id: string, changes: RepositoryChanges, precondition: Precondition): Promise<Repository> {
+export async function updateRepository(
+  caller: Caller,
+  id: string,
+  changes: RepositoryChanges,
+  precondition: Precondition,
+): Promise<Repository> {
   return optimistically(async () => {
     const { item, role, lookup } = await readWithRole(caller, repositoryKey(id), id, [memberKey(id, caller.userId)]);
     authorize(role, 'manage', 'Repository');
@@ -256,29 +261,35 @@ export function updateRepository(caller: Caller, id: string, changes: Repository
 /**
  * DELETE /{id} (owner): permanent. One transaction removes the repository and every role
  * bucket it ever used, so from its answer on every member gets 404 for everything in it, and
- * it is gone from every member's GET /. Everything else (folders, documents, trash, members,
- * memberships, the feed) is reclaimed in the background (functions/worker/tasks.ts).
+ * it is gone from every member's GET /. The caller's own membership goes with it (their
+ * repository count drops at once). Everything else (folders, documents, trash, other members and
+ * their memberships, the feed) is reclaimed in the background (functions/worker/task-kinds/purge.ts).
  */
-export function deleteRepository(caller: Caller, id: string, precondition: Precondition): Promise<void> {
+export async function deleteRepository(caller: Caller, id: string, precondition: Precondition): Promise<void> {
   return optimistically(async () => {
-    const { stored, role } = await readRepository(caller, id);
+    const { item, role, lookup } = await readWithRole(caller, repositoryKey(id), id, [memberKey(id, caller.userId)]);
     authorize(role, 'manage', 'Repository');
-    checkPrecondition(precondition, stored!.version);
-    const { version, aclBuckets } = stored!;
+    const stored = item as Item & StoredRepository;
+    checkPrecondition(precondition, stored.version);
+    const { version, aclBuckets } = stored;
+    const member = lookup(memberKey(id, caller.userId))!;
     const callersBucket = bucketOf(aclKey(id, caller.userId));
     const steps: Parameters<typeof transactWrite>[0] = {
-      // The bucket set can only grow while the repository exists: the version and member count
-      // it was read with prove it is the whole set (adding a member updates the repository).
+      // The bucket set can only grow while the repository exists, so its size as read proves it
+      // is the whole set (a member added and another removed since leave the member count as it was).
       repository: remove(repositoryKey(id), {
-        expression: '#version = :version AND #members = :members',
-        names: { '#version': 'version', '#members': 'memberCount' },
-        values: { ':version': version, ':members': stored!.memberCount },
+        expression: '#version = :version AND size(#buckets) = :buckets',
+        names: { '#version': 'version', '#buckets': 'aclBuckets' },
+        values: { ':version': version, ':buckets': aclBuckets.size },
       }),
       [ACCESS_STEP]: remove(aclKeyOfBucket(id, callersBucket), {
         expression: '#role = :owner',
         names: { '#role': roleAttribute(caller.userId) },
         values: { ':owner': 'owner' },
       }),
+      member: remove(memberKey(id, caller.userId)),
+      membership: remove({ PK: userPartition(caller.userId), SK: member.listingKey as string }),
+      profile: leaveRepositoryStep(caller.userId),
       task: newTask({ kind: 'reclaim-repository', repositoryId: id }),
     };
     for (const bucket of aclBuckets) if (bucket !== callersBucket) steps[`acl${bucket}`] = remove(aclKeyOfBucket(id, bucket));

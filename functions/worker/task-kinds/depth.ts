@@ -1,32 +1,38 @@
 /**
- * A folder moved: the folders below it get their new depth, level by level (each sub folder
- * its own task). Until then a create deep inside a moved subtree is checked against the depth
- * the folder had before the move (docs/data-model.md: Depth).
+ * A folder moved (or came back from the trash elsewhere): the folders below it get their new
+ * place (depth and path), level by level (each sub folder its own task). Until then a create
+ * deep inside a moved subtree is checked against the depth its parent had before the move, and
+ * a move into it reads its chain of parents instead of trusting its path (docs/data-model.md:
+ * Depth). Folders in the trash are refreshed too: they may come back.
  */
+
 import { check, getItems, type TransactItem, update } from '#core/store/client';
+import { childPath, placeIs, type StoredFolder } from '#core/store/folders';
 import { entryPrefix, folderKey, folderPartition } from '#core/store/keys';
 import { prefixRange, readRange } from '#core/store/pages';
 import { newTask } from '#core/store/tasks';
 import type { TaskStep } from '../tasks';
 
+/** Each child takes two writes (its place, its task). */
 const PAGE = 40;
 
 export const refreshDepth: TaskStep<'refresh-depth'> = async (task) => {
   const { repositoryId, folderId } = task;
-  const folder = (await getItems([folderKey(folderId)]))(folderKey(folderId));
-  if (!folder || folder.trash) return { next: 'done' }; // purged or trashed since: nothing to refresh
-  const depth = (folder.depth as number) + 1;
+  const folder = (await getItems([folderKey(folderId)]))(folderKey(folderId)) as StoredFolder | undefined;
+  if (!folder) return { next: 'done' }; // purged since: nothing to refresh
+  const depth = folder.depth + 1;
+  const path = childPath(folder);
   const children = await readRange(folderPartition(folderId), { ...prefixRange(entryPrefix.folders), after: task.cursor, limit: PAGE });
   const writes: Record<string, TransactItem> = {
-    // Moved again meanwhile: the step is read again with the new depth.
-    folder: check(folderKey(folderId), { expression: '#depth = :depth', names: { '#depth': 'depth' }, values: { ':depth': depth - 1 } }),
+    // Moved again meanwhile: the step is read again with its new place.
+    folder: check(folderKey(folderId), placeIs(folder)),
   };
   children.forEach((child, i) => {
     writes[`child${i}`] = update(
       folderKey(child.id as string),
-      'SET #depth = :depth',
-      { '#depth': 'depth', '#parent': 'parentId' },
-      { ':depth': depth, ':parent': folderId },
+      path === undefined ? 'SET #depth = :depth REMOVE #path' : 'SET #depth = :depth, #path = :path',
+      { '#depth': 'depth', '#path': 'path', '#parent': 'parentId' },
+      { ':depth': depth, ':parent': folderId, ...(path === undefined ? {} : { ':path': path }) },
       '#parent = :parent',
     );
     writes[`task${i}`] = newTask({ kind: 'refresh-depth', repositoryId, folderId: child.id as string });

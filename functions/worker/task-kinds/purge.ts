@@ -5,9 +5,15 @@
  * anyone could see. Documents and revisions go by BatchWriteItem (half the cost of a transaction);
  * entries, and the tasks for what is below them, go in the step's transaction, so a sub folder
  * is never left without the task that purges it.
+ *
+ * A folder is closed before it is emptied: marked (`trash` with `purging`) in the same
+ * transaction that starts its purge, so nothing can be made in it or moved into it or out of it
+ * (every such write asserts its folder carries no trash mark), and the step that finds it empty
+ * can remove it knowing nothing was added since.
  */
-import { deleteItems, type Item, queryPage, remove, type TransactItem, update } from '#core/store/client';
+import { deleteItems, getItems, type Item, queryPage, remove, type TransactItem, update } from '#core/store/client';
 import {
+  documentKey,
   documentPartition,
   ENTRIES_RANGE,
   entryPrefix,
@@ -26,8 +32,33 @@ import { prefixRange, readRange } from '#core/store/pages';
 import { newTask } from '#core/store/tasks';
 import type { TaskStep } from '../tasks';
 
-const PAGE = 25;
+/** Entries a step reads: a sub folder takes three writes (entry, mark, task), 32 of them fit a transaction. */
+const PAGE = 32;
 const keyOf = (item: Item): Key => ({ PK: item.PK as string, SK: item.SK as string });
+const DOCUMENT_SORT_KEY = documentKey('').SK;
+
+/** The mark that closes a folder about to be purged (`root`: the folder whose purge reached it). */
+const closing = (
+  folderId: string,
+  root: string,
+  condition: { expression: string; names: Record<string, string>; values: Record<string, unknown> },
+) =>
+  update(
+    folderKey(folderId),
+    'SET #trash = :mark',
+    { '#trash': 'trash', ...condition.names },
+    { ':mark': { root, token: 'purge', purging: true }, ...condition.values },
+    condition.expression,
+  );
+
+/**
+ * Deletes documents' items, each document item last: while it exists its id stays taken, so a
+ * client cannot make a new document with that id whose revisions this purge would then delete.
+ */
+async function deleteDocumentItems(items: Item[]) {
+  await deleteItems(items.filter((item) => item.SK !== DOCUMENT_SORT_KEY).map(keyOf));
+  await deleteItems(items.filter((item) => item.SK === DOCUMENT_SORT_KEY).map(keyOf));
+}
 
 /** A document's items (the document and its revisions), up to `limit`, and whether that was all. */
 async function documentItems(documentId: string, limit: number) {
@@ -42,27 +73,40 @@ async function documentItems(documentId: string, limit: number) {
 export const purgeSubtree: TaskStep<'purge-subtree'> = async (task) => {
   const { repositoryId, folderId } = task;
   const entries = await readRange(folderPartition(folderId), { ...ENTRIES_RANGE, limit: PAGE });
-  // Nothing left below: the folder itself goes, and the task with it.
-  if (entries.length === 0) return { writes: { folder: remove(folderKey(folderId)) }, next: 'done' };
+  // Nothing left below: the folder itself goes (closed, so nothing was added since the read), and the task with it.
+  if (entries.length === 0) {
+    return {
+      writes: { folder: remove(folderKey(folderId), { expression: 'attribute_exists(#trash)', names: { '#trash': 'trash' } }) },
+      next: 'done',
+    };
+  }
   const writes: Record<string, TransactItem> = {};
+  const documents: { i: number; id: string }[] = [];
   for (const [i, entry] of entries.entries()) {
     const id = entry.id as string;
     writes[`entry${i}`] = remove(keyOf(entry));
     if ((entry.SK as string).startsWith(entryPrefix.folders)) {
+      writes[`close${i}`] = closing(id, folderId, {
+        expression: '#parent = :parent',
+        names: { '#parent': 'parentId' },
+        values: { ':parent': folderId },
+      });
       writes[`task${i}`] = newTask({ kind: 'purge-subtree', repositoryId, folderId: id });
-      continue;
-    }
-    // A document with a few revisions goes now; one with many gets its own task.
-    const { items, complete } = await documentItems(id, PAGE);
-    if (complete) await deleteItems(items.map(keyOf));
-    else writes[`task${i}`] = newTask({ kind: 'purge-document', repositoryId, documentId: id });
+    } else documents.push({ i, id });
   }
+  // A document with a few revisions goes now (all of the page's at once); one with many gets its own task.
+  const found = await Promise.all(documents.map(({ id }) => documentItems(id, PAGE)));
+  await deleteDocumentItems(found.flatMap(({ items, complete }) => (complete ? items : [])));
+  found.forEach(({ complete }, j) => {
+    if (!complete) writes[`task${documents[j]!.i}`] = newTask({ kind: 'purge-document', repositoryId, documentId: documents[j]!.id });
+  });
   return { writes, next: {} };
 };
 
+/** Revisions and contents a page at a time; the document item goes with the last page (see deleteDocumentItems). */
 export const purgeDocument: TaskStep<'purge-document'> = async (task) => {
   const { items, complete } = await documentItems(task.documentId, 100);
-  await deleteItems(items.map(keyOf));
+  await deleteDocumentItems(complete ? items : items.filter((item) => item.SK !== DOCUMENT_SORT_KEY));
   return { next: complete ? 'done' : {} };
 };
 
@@ -74,7 +118,13 @@ export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) =>
   const { repositoryId } = task;
   switch (task.phase ?? 'start') {
     case 'start':
-      return { writes: { root: newTask({ kind: 'purge-subtree', repositoryId, folderId: repositoryId }) }, next: { phase: 'members' } };
+      return {
+        writes: {
+          close: closing(repositoryId, repositoryId, { expression: 'attribute_exists(PK)', names: {}, values: {} }),
+          root: newTask({ kind: 'purge-subtree', repositoryId, folderId: repositoryId }),
+        },
+        next: { phase: 'members' },
+      };
     case 'members': {
       const members = await readRange(repositoryPartition(repositoryId), { ...prefixRange(MEMBER_PREFIX), limit: PAGE });
       if (members.length === 0) return { next: { phase: 'trash' } };
@@ -94,11 +144,24 @@ export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) =>
       return { writes, next: { phase: 'members' } };
     }
     case 'trash': {
+      // Each item in the trash is purged like any other (marked as being purged first, which
+      // stops its own trash task), unless it already is; no change is recorded: the feed goes too.
       const records = await readRange(repositoryPartition(repositoryId), { ...prefixRange(TRASH_PREFIX), limit: PAGE });
       if (records.length === 0) return { next: { phase: 'feed' } };
+      const itemKey = (record: Item) => (record.kind === 'folder' ? folderKey(record.id as string) : documentKey(record.id as string));
+      const lookup = await getItems(records.map(itemKey));
       const writes: Record<string, TransactItem> = {};
       records.forEach((record, i) => {
         writes[`record${i}`] = remove(keyOf(record));
+        const mark = (lookup(itemKey(record)) as { trash?: { token?: string; purging?: boolean } } | undefined)?.trash;
+        if (!mark || mark.token !== record.token || mark.purging) return;
+        writes[`purging${i}`] = update(
+          itemKey(record),
+          'SET #trash.#purging = :yes',
+          { '#trash': 'trash', '#token': 'token', '#purging': 'purging' },
+          { ':yes': true, ':token': record.token },
+          '#trash.#token = :token AND attribute_not_exists(#trash.#purging)',
+        );
         const id = record.id as string;
         writes[`task${i}`] = newTask(
           record.kind === 'folder'

@@ -1,9 +1,19 @@
 /**
  * A folder's subtree follows it into the trash, and back out of it, a page of entries at a
- * time (each sub folder its own task). A step marks (or unmarks) only what it read as still
- * below the folder and as belonging to this deletion, and asserts the deleted folder is still in
- * the trash by the same deletion (or, restoring, out of it): a restore, a second deletion or a
- * purge that happened meanwhile stops the older task, and nothing is left half in the trash.
+ * time (each sub folder its own task).
+ *
+ * Marking: a step marks what it read as still below the folder, and asserts the deleted folder
+ * is still in the trash by this deletion and not being purged: a restore, a second deletion or a
+ * purge that happened meanwhile stops the older task. An item reached through entries is never
+ * part of another live deletion (a deleted item has no entry, and what is below it is reached
+ * only through it), so a mark found on it is a stale one a restore has not yet cleared: it is
+ * replaced. A folder being walked is marked, so nothing is added to it or taken out of it: a
+ * page cursor misses nothing.
+ *
+ * Unmarking: a restore ends its deletion for good (a later deletion has a new token), so a
+ * restore task clears that deletion's marks whatever happened since, even if the folder was
+ * deleted again or moved (a newer deletion's task replaces the marks itself). Nothing is left
+ * half in the trash.
  */
 
 import { now } from '#core/ids';
@@ -15,7 +25,8 @@ import { newTask } from '#core/store/tasks';
 import { purgeSteps, type StoredTrashItem, trashedItemKey } from '#core/store/trash';
 import type { TaskStep } from '../tasks';
 
-const PAGE = 30;
+/** Entries a step reads: a sub folder takes two writes (its mark, its task), so 48 fit a transaction with the checks. */
+const PAGE = 48;
 
 type Marked = Item & { trash?: TrashMark & { purging?: boolean } };
 
@@ -49,22 +60,24 @@ export const trashSubtree: TaskStep<'trash-subtree'> = async (task) => {
   const page = await entriesWithItems(folderId, task.cursor);
   const writes: Record<string, TransactItem> = {
     root: check(folderKey(root), {
-      expression: '#trash.#token = :token',
-      names: { '#trash': 'trash', '#token': 'token' },
+      expression: '#trash.#token = :token AND attribute_not_exists(#trash.#purging)',
+      names: { '#trash': 'trash', '#token': 'token', '#purging': 'purging' },
       values: { ':token': token },
     }),
   };
   page.forEach(({ key, item, isFolder }, i) => {
-    // Marked already by this deletion (an earlier attempt), or gone: nothing to do.
-    if (!item || (item.trash?.root === root && item.trash.token === token)) return;
-    if (item.trash && item.trash.root !== root) return;
+    // Marked already by this deletion (an earlier attempt), gone, being purged, or (never in a
+    // folder being walked, which nothing can leave) deleted on its own: nothing to do.
+    if (!item || item.trash?.token === token || item.trash?.purging || item.trash?.root === item.id) return;
     const place = stillIn(folderId, isFolder);
     writes[`mark${i}`] = update(
       key,
       'SET #trash = :mark',
-      { '#trash': 'trash', '#root': 'root', '#place': place.attribute },
-      { ':mark': { root, token }, ':root': root, ':place': place.value },
-      '#place = :place AND (attribute_not_exists(#trash) OR #trash.#root = :root)',
+      { '#trash': 'trash', '#root': 'root', '#token': 'token', '#purging': 'purging', '#id': 'id', '#place': place.attribute },
+      { ':mark': { root, token }, ':token': token, ':place': place.value },
+      // Once per item and deletion (the task for a sub folder is made once); a stale mark is replaced.
+      '#place = :place AND (attribute_not_exists(#trash) OR ' +
+        '(#trash.#token <> :token AND #trash.#root <> #id AND attribute_not_exists(#trash.#purging)))',
     );
     if (isFolder) writes[`task${i}`] = newTask({ kind: 'trash-subtree', repositoryId, root, token, folderId: item.id as string });
   });
@@ -73,13 +86,8 @@ export const trashSubtree: TaskStep<'trash-subtree'> = async (task) => {
 
 export const restoreSubtree: TaskStep<'restore-subtree'> = async (task) => {
   const { repositoryId, root, token, folderId } = task;
-  const rootItem = (await getItems([folderKey(root)]))(folderKey(root)) as Marked | undefined;
-  // Deleted again (a newer deletion re-marks what is below) or gone: stop.
-  if (!rootItem || rootItem.trash) return { next: 'done' };
   const page = await entriesWithItems(folderId, task.cursor);
-  const writes: Record<string, TransactItem> = {
-    root: check(folderKey(root), { expression: 'attribute_not_exists(#trash)', names: { '#trash': 'trash' } }),
-  };
+  const writes: Record<string, TransactItem> = {};
   page.forEach(({ key, item, isFolder }, i) => {
     if (item?.trash?.root !== root || item.trash.token !== token) return;
     writes[`unmark${i}`] = update(

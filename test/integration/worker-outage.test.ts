@@ -1,0 +1,123 @@
+/**
+ * The background worker rides out DynamoDB Local going away: java is SIGKILLed while the worker
+ * is marking a subtree for the trash (and again while it purges it), started again a few
+ * seconds later on the same files and port, and the job resumes and finishes. The service here
+ * runs in this process against a DynamoDB Local of its own (not the suite's), on files.
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { type LocalService, startLocalService } from '#lib/local/service';
+import { killEverythingOn, processesMentioning } from '#test/support/child-service';
+import { Api, ensure, type Folder, inBatches } from '#test/support/http';
+import { expectInvariants } from '#test/support/invariants';
+
+const TABLE = 'worker-outage';
+const FOLDERS = 4;
+const DOCUMENTS = 60;
+/** Longer than the retries a failing batch gets (about 11 s), so an outage must not spend them. */
+const LONG_OUTAGE_MS = 14_000;
+const SHORT_OUTAGE_MS = 3_000;
+
+let root: string;
+let databaseDir: string;
+let first: DynamoDbLocal;
+let second: DynamoDbLocal | undefined;
+let service: LocalService;
+let api: Api;
+let log: string[] = [];
+
+beforeAll(async () => {
+  // The handlers log every failed request and batch at ERROR: expected here, and many.
+  process.env.LOG_LEVEL = 'SILENT';
+  root = await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'documents-worker-outage-'));
+  databaseDir = join(root, 'dynamodb');
+  first = await startDynamoDbLocal({ dataDir: databaseDir });
+  await ensureTable(first.endpoint, TABLE);
+  service = await startLocalService({
+    port: 0,
+    dataDir: join(root, 'service'),
+    tableName: TABLE,
+    dynamodbEndpoint: first.endpoint,
+    log: (line) => {
+      log.push(line);
+      log = log.slice(-200);
+    },
+  });
+  api = new Api(service.url, await service.issueToken('outage-owner'));
+}, 60_000);
+
+afterAll(async () => {
+  await service?.stop();
+  await second?.stop();
+  await first?.stop();
+  killEverythingOn(databaseDir);
+  await rm(root, { recursive: true, force: true });
+}, 30_000);
+
+/** SIGKILLs java (and its watchdog) only: the service and its commit barrier stay up. */
+function killDynamoDb(): void {
+  const groups = new Set(processesMentioning(databaseDir).map((p) => p.pgid));
+  expect(groups.size).toBeGreaterThan(0);
+  for (const group of groups) process.kill(-group, 'SIGKILL');
+}
+
+/** DynamoDB Local again, on the same files and the same port (the commit barrier in front of it still points there). */
+async function restartDynamoDb(outageMs: number): Promise<void> {
+  while (processesMentioning(databaseDir).length > 0) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, outageMs));
+  await second?.stop();
+  second = await startDynamoDbLocal({ dataDir: databaseDir, port: first.port });
+}
+
+/** A folder of FOLDERS sub folders of DOCUMENTS documents each. */
+async function bigFolder(parentId: string, name: string) {
+  const folder = ensure(await api.post('/folder', { parentId, name }), 201).body as Folder;
+  const subs = await inBatches(
+    [...Array(FOLDERS).keys()],
+    4,
+    async (i) => ensure(await api.post('/folder', { parentId: folder.id, name: `sub ${i}` }), 201).body as Folder,
+  );
+  const documents = await inBatches(
+    subs.flatMap((sub) => [...Array(DOCUMENTS).keys()].map((i) => ({ sub, i }))),
+    8,
+    async ({ sub, i }) =>
+      ensure(await api.post('/document', { folderId: sub.id, name: `d${i}.txt`, content: `${i}` }), 201).body.id as string,
+  );
+  return { folder, documents };
+}
+
+describe('the worker while DynamoDB Local is down', () => {
+  it('resumes marking a subtree for the trash, then purging it, once DynamoDB Local is back', async () => {
+    const repo = ensure(await api.post('/', { name: 'Outage' }), 201).body;
+    const { folder, documents } = await bigFolder(repo.rootFolderId, 'Big');
+    const keep = ensure(await api.post('/document', { folderId: repo.rootFolderId, name: 'keep.txt', content: 'kept' }), 201).body;
+
+    // The delete is answered; the worker is marking what is below when the database goes.
+    ensure(await api.delete(`/folder/${folder.id}?recursive=true`), 204);
+    killDynamoDb();
+    expect((await api.get(`/document/${keep.id}`)).status).toBe(503);
+    await restartDynamoDb(LONG_OUTAGE_MS);
+    await service.worker.settled(120_000);
+    await expectInvariants();
+    for (const id of documents.slice(0, 20)) expect((await api.get(`/document/${id}`)).status).toBe(404);
+
+    // Purged for good; the database goes again half way.
+    ensure(await api.delete(`/${repo.id}/trash/${folder.id}`), 204);
+    await new Promise((r) => setTimeout(r, 300));
+    killDynamoDb();
+    await restartDynamoDb(SHORT_OUTAGE_MS);
+    await service.worker.settled(120_000);
+    await expectInvariants();
+    expect(ensure(await api.get(`/${repo.id}/trash`), 200).body.items).toEqual([]);
+    expect(ensure(await api.get(`/document/${keep.id}`), 200).body.content).toBe('kept');
+    expect(
+      log.some((line) => /DynamoDB Local does not answer/.test(line)),
+      'the worker saw the outage',
+    ).toBe(true);
+    expect(log.filter((line) => /giving up/.test(line))).toEqual([]);
+  }, 300_000);
+});

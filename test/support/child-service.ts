@@ -1,0 +1,116 @@
+/**
+ * The local service as its own process (`bin/local.ts` on a DATA_DIR, as `npm start` runs it),
+ * for tests that kill it: started, found (node, and java under its watchdog), SIGKILLed as a
+ * whole, and started again on the same files. Used by test/integration/durability.test.ts and
+ * test/integration/worker-restart.test.ts.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+const START_TIMEOUT_MS = 30_000;
+
+export interface Running {
+  url: string;
+  node: ChildProcess;
+  /** Process groups to SIGKILL: node's, and java's (its watchdog is a group leader). */
+  groups: number[];
+  /** Where the service sends its DynamoDB requests (the commit barrier in front of java). */
+  dynamodbEndpoint: string;
+  /** Everything the service printed so far. */
+  output(): string;
+}
+
+/** Live (not zombie) processes whose command line mentions `text`. */
+export function processesMentioning(text: string): { pid: number; pgid: number; args: string }[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,pgid=,stat=,args='], { encoding: 'utf8' });
+  const found: { pid: number; pgid: number; args: string }[] = [];
+  for (const line of out.split('\n')) {
+    const match = /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line);
+    if (match && !match[3]!.startsWith('Z') && match[4]!.includes(text)) {
+      found.push({ pid: Number(match[1]), pgid: Number(match[2]), args: match[4]! });
+    }
+  }
+  return found;
+}
+
+export async function startService(dataDir: string): Promise<Running> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dataDir };
+  delete env.JWT_ISSUER;
+  delete env.JWT_AUDIENCE;
+  delete env.TABLE_NAME;
+  const node = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
+    cwd: projectRoot,
+    env,
+    detached: true, // its own group: one kill reaches node and nothing else
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening" line within ${START_TIMEOUT_MS} ms:\n${output}`)), START_TIMEOUT_MS);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      // bin/local.ts prints both lines at once: the service's address, then its DynamoDB's.
+      const match = /listening on (http:\/\/\S+)[\s\S]*DynamoDB Local at (http:\/\/[^)\s]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    node.stdout!.on('data', onData);
+    node.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    node.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`bin/local.ts exited (${code ?? signal}) before listening:\n${output}`));
+    });
+  });
+  try {
+    const listening = await url;
+    const dynamodbEndpoint = /DynamoDB Local at (http:\/\/[^)\s]+)/.exec(output)![1]!;
+    // Keep draining the access log so the pipe never fills (its last lines kept, for failures).
+    node.stdout!.removeAllListeners('data').on('data', (chunk: Buffer) => {
+      output = (output + chunk.toString('utf8')).slice(-20_000);
+    });
+    // java runs under the watchdog, detached: its group is found by the database path it was given.
+    const javaGroups = processesMentioning(join(dataDir, 'dynamodb')).map((p) => p.pgid);
+    if (javaGroups.length === 0) throw new Error('DynamoDB Local (java) not found among the processes');
+    return { url: listening, node, groups: [node.pid!, ...new Set(javaGroups)], dynamodbEndpoint, output: () => output };
+  } catch (error) {
+    killHard({ groups: [node.pid!] }); // java, if any, is found by its path (killEverythingOn)
+    throw error;
+  }
+}
+
+/** SIGKILL for every group at once: no process gets a chance to flush anything. */
+export function killHard(running: Pick<Running, 'groups'>): void {
+  for (const group of running.groups) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // ESRCH: already gone.
+    }
+  }
+}
+
+export async function waitUntilGone(running: Running, dataDir: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  const nodeExited =
+    running.node.exitCode !== null || running.node.signalCode !== null
+      ? Promise.resolve()
+      : new Promise((r) => running.node.once('exit', r));
+  await nodeExited;
+  while (processesMentioning(join(dataDir, 'dynamodb')).length > 0) {
+    if (Date.now() > deadline) throw new Error('java is still running 10 s after SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Whatever is left of any start on `dataDir` (java, its watchdog), by the database path. */
+export function killEverythingOn(dataDir: string): void {
+  for (const { pgid } of processesMentioning(join(dataDir, 'dynamodb'))) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {}
+  }
+}
