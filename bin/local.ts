@@ -19,7 +19,13 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 
 try {
-  const service = await startLocalService({ port, dataDir, tableName });
+  const service = await startLocalService({
+    port,
+    dataDir,
+    tableName,
+    issuer: 'environment',
+    printEvents: process.env.PRINT_EVENTS === 'true',
+  });
   const external = Boolean(process.env.JWT_ISSUER && process.env.JWT_AUDIENCE);
   console.log(`Documents service listening on ${service.url}`);
   console.log(`  data: ${dataDir} (table "${tableName}", DynamoDB Local at ${service.dynamodbEndpoint})`);

@@ -76,6 +76,71 @@ export const routes: readonly Route[] = [
   { name: 'CreateDocument', method: 'POST', path: '/document', handler: 'documents/create-document', dynamodb: WRITE },
   { name: 'UpdateDocument', method: 'PUT', path: '/document', handler: 'documents/update-document', dynamodb: WRITE },
   { name: 'DeleteDocument', method: 'DELETE', path: '/document/{id}', handler: 'documents/delete-document', dynamodb: WRITE },
+  // Life cycle of repositories and folders, and the trash (docs/api.md: Life cycle, Trash).
+  { name: 'UpdateRepository', method: 'PUT', path: '/{id}', handler: 'repositories/update-repository', dynamodb: WRITE },
+  {
+    name: 'DeleteRepository',
+    method: 'DELETE',
+    path: '/{id}',
+    handler: 'repositories/delete-repository',
+    dynamodb: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+  },
+  // Query: a move reads whether the folder has sub folders (and, going deeper, how deep they go); a delete whether it is empty.
+  {
+    name: 'UpdateFolder',
+    method: 'PUT',
+    path: '/folder',
+    handler: 'folders/update-folder',
+    // The folder and its entry are put whole (GetItem: see WRITE).
+    dynamodb: [
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:Query',
+      'dynamodb:PutItem',
+      'dynamodb:DeleteItem',
+      'dynamodb:ConditionCheckItem',
+    ],
+  },
+  {
+    name: 'DeleteFolder',
+    method: 'DELETE',
+    path: '/folder/{id}',
+    handler: 'folders/delete-folder',
+    dynamodb: [...WRITE, 'dynamodb:Query'],
+  },
+  { name: 'ListTrash', method: 'GET', path: '/{id}/trash', handler: 'trash/list-trash', dynamodb: LIST },
+  {
+    name: 'RestoreTrashItem',
+    method: 'POST',
+    path: '/{id}/trash/{itemId}/restore',
+    handler: 'trash/restore-trash-item',
+    dynamodb: [...WRITE, 'dynamodb:Query'],
+  },
+  { name: 'DeleteTrashItem', method: 'DELETE', path: '/{id}/trash/{itemId}', handler: 'trash/delete-trash-item', dynamodb: WRITE },
+  {
+    name: 'EmptyTrash',
+    method: 'DELETE',
+    path: '/{id}/trash',
+    handler: 'trash/empty-trash',
+    dynamodb: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
+  },
+  // History: revisions, and each repository's change feed (docs/api.md: Revisions, Change feed).
+  { name: 'ListRevisions', method: 'GET', path: '/document/{id}/revisions', handler: 'revisions/list-revisions', dynamodb: LIST },
+  { name: 'GetRevision', method: 'GET', path: '/document/{id}/revisions/{version}', handler: 'revisions/get-revision', dynamodb: READ },
+  {
+    name: 'RestoreRevision',
+    method: 'POST',
+    path: '/document/{id}/revisions/{version}/restore',
+    handler: 'revisions/restore-revision',
+    // An update that never renames nor moves: puts and checks (GetItem: see WRITE); UpdateItem and
+    // DeleteItem only for its Idempotency-Key record (the document's items are put whole).
+    dynamodb: WRITE,
+  },
+  { name: 'ListChanges', method: 'GET', path: '/{id}/changes', handler: 'changes/list-changes', dynamodb: LIST },
+  // Sharing: `{userId}` is a JWT `sub`, percent-encoded in the path (docs/api.md: Sharing).
+  { name: 'ListMembers', method: 'GET', path: '/{id}/members', handler: 'members/list-members', dynamodb: LIST },
+  { name: 'PutMember', method: 'PUT', path: '/{id}/members/{userId}', handler: 'members/put-member', dynamodb: WRITE },
+  { name: 'RemoveMember', method: 'DELETE', path: '/{id}/members/{userId}', handler: 'members/remove-member', dynamodb: WRITE },
   // The API's own reference, public: the OpenAPI document and Swagger UI (docs/api-decisions.md).
   { name: 'GetOpenApi', method: 'GET', path: '/openapi.json', handler: 'reference/get-openapi', dynamodb: [], public: true },
   { name: 'GetDocsPage', method: 'GET', path: '/docs', handler: 'reference/get-docs-page', dynamodb: [], public: true },
@@ -118,12 +183,22 @@ export interface RouteMatch {
 }
 
 /**
- * Matches a path against a set of routes the way API Gateway HTTP APIs do: a literal segment
- * beats a `{param}` segment at the same position, so `/folder/{id}` wins over `/{id}/folder`
- * for `/folder/folder`, and `/folder/x` never reaches `/{id}`.
+ * The segments of a request path as API Gateway HTTP APIs route it: percent-decoded first, so
+ * an encoded `/` (`%2F`) separates segments like a plain one and no path parameter ever holds a
+ * `/`. A segment that is not valid percent-encoding is kept as sent.
+ */
+function decodedSegments(path: string): string[] {
+  return segments(path).flatMap((segment) => safeDecode(segment).split('/'));
+}
+
+/**
+ * Matches a path against a set of routes the way API Gateway HTTP APIs do: on the decoded path
+ * (path parameters reach the handler decoded), and a literal segment beats a `{param}` segment
+ * at the same position, so `/folder/{id}` wins over `/{id}/folder` for `/folder/folder`, and
+ * `/folder/x` never reaches `/{id}`.
  */
 export function matchPath(candidates: readonly Route[], path: string): RouteMatch | undefined {
-  const actual = segments(path);
+  const actual = decodedSegments(path);
   let best: { match: RouteMatch; score: string } | undefined;
   for (const route of candidates) {
     const expected = segments(route.path);
@@ -136,7 +211,7 @@ export function matchPath(candidates: readonly Route[], path: string): RouteMatc
       const got = actual[i]!;
       if (want.startsWith('{') && want.endsWith('}')) {
         if (got === '') ok = false;
-        else pathParameters[want.slice(1, -1)] = safeDecode(got);
+        else pathParameters[want.slice(1, -1)] = got;
         score += '0';
       } else {
         ok = want === got;

@@ -7,12 +7,23 @@ import { forbidden, HttpError, notFound } from './errors';
 import type { Caller, Role } from './resources';
 
 /** OpenID Connect Core §2: `sub` MUST NOT exceed 255 ASCII characters. */
-const MAX_SUBJECT_LENGTH = 255;
+export const MAX_USER_ID_LENGTH = 255;
+
+/**
+ * A user id as the API names users (a caller's `sub`, a member's `userId` in a path): 1 to 255
+ * code points of well-formed text, no control characters. One rule for both, so every caller
+ * can be given a role, and every member named can call.
+ */
+export function isUserId(value: string): boolean {
+  let length = 0;
+  for (const _ of value) length++;
+  return length >= 1 && length <= MAX_USER_ID_LENGTH && value.isWellFormed() && !/\p{Cc}/u.test(value);
+}
 
 export function callerOf(event: APIGatewayProxyEventV2WithJWTAuthorizer): Caller {
   const sub = event.requestContext?.authorizer?.jwt?.claims?.sub;
-  if (typeof sub !== 'string' || sub === '' || sub.length > MAX_SUBJECT_LENGTH || !sub.isWellFormed()) {
-    throw new HttpError('unauthorized', 'The token has no usable subject (`sub`, at most 255 characters).', {
+  if (typeof sub !== 'string' || !isUserId(sub)) {
+    throw new HttpError('unauthorized', 'The token has no usable subject (`sub`: 1 to 255 characters, no control characters).', {
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
   }

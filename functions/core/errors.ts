@@ -106,6 +106,15 @@ const unavailableErrors = new Set([
 /** Maps anything thrown to an HttpError; unknown errors become a 500 with no internals. */
 export function toHttpError(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
+  // Powertools' idempotency utility (core/http/idempotency.ts), by its errors' names.
+  if (hasErrorName(error, new Set(['IdempotencyValidationError']))) {
+    return new HttpError('idempotency-key-reused', 'This Idempotency-Key was used for another request (method, path, If-Match or body).');
+  }
+  if (hasErrorName(error, new Set(['IdempotencyAlreadyInProgressError']))) {
+    return new HttpError('request-in-progress', 'A request with this Idempotency-Key is still running; retry shortly to get its answer.', {
+      headers: { 'Retry-After': '1' },
+    });
+  }
   if (hasErrorName(error, throttlingErrors)) return throttled('The database is busy; retry shortly.');
   if (hasErrorName(error, unavailableErrors)) return unavailable('The database is unavailable; retry shortly.');
   return new HttpError('internal', 'An unexpected error occurred.');

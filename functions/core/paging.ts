@@ -28,9 +28,9 @@ export function encodePageToken(list: string, lastKey: string): string {
   return `${payload}.${sign(payload)}`;
 }
 
-/** The sort key to resume after, or a 400 on `nextToken`. */
-export function decodePageToken(list: string, token: string): string {
-  const invalid = () => invalidField('nextToken', 'is not a token issued for this list');
+/** The sort key to resume after, or a 400 on `field` (a change feed's `cursor` is such a token too). */
+export function decodePageToken(list: string, token: string, field = 'nextToken'): string {
+  const invalid = () => invalidField(field, `is not a ${field === 'nextToken' ? 'token' : field} issued for this list`);
   const [payload, signature, extra] = token.split('.');
   if (!payload || !signature || extra !== undefined) throw invalid();
   // Compare the text, not decoded bytes: base64 decoding ignores a last character's spare bits.

@@ -154,6 +154,8 @@ export const resources = {
   MemberList: page(memberSchema),
   TrashItem: trashItemSchema,
   TrashList: page(trashItemSchema),
+  /** What a restore from the trash answers: the document (with content) or the folder, as it is now. */
+  RestoredItem: z.union([documentSchema, folderSchema]),
   Revision: revisionSchema,
   RevisionSummary: revisionSummarySchema,
   RevisionList: page(revisionSummarySchema),

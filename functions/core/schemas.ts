@@ -12,8 +12,9 @@
  * next to the function, for the OpenAPI document; test/contract proves the two agree.
  */
 import * as z from 'zod/mini';
+import { MAX_USER_ID_LENGTH } from './auth';
 import { ID_PATTERN } from './ids';
-import { MAX_NAME_LENGTH, nameProblem, normalizeName } from './names';
+import { BIDI_CONTROLS, MAX_NAME_LENGTH, nameProblem, normalizeName } from './names';
 
 export const MAX_CONTENT_BYTES = 256 * 1024;
 export const MAX_DESCRIPTION_LENGTH = 1024;
@@ -59,12 +60,13 @@ export const idSchema = z
   );
 
 /**
- * A name as stored: trimmed, NFC, 1–255 characters, no "/" and no control characters
- * (names.ts). The pattern says the same of the text sent: white space around the name
- * (which is trimmed) is free; between its first and last visible character at most 255.
+ * A name as stored: trimmed, NFC, then 1–255 characters; not "." or ".."; no "/", control
+ * characters or bidirectional controls; not only white space and invisible characters
+ * (names.ts). The pattern says what it can of the text sent and is never stricter than the
+ * service: its length is counted after trimming and NFC, which no JSON Schema keyword can do,
+ * so the 255 is stated in words only.
  */
-const nameChar = '[^/\\p{Cc}\\p{Cs}]';
-const visibleNameChar = '[^\\s/\\p{Cc}\\p{Cs}]';
+const forbidden = `/\\p{Cc}\\p{Cs}${BIDI_CONTROLS}`;
 export const nameSchema = z.pipe(text(), z.transform(normalizeName)).check(
   (ctx) => {
     const problem = nameProblem(ctx.value);
@@ -72,9 +74,11 @@ export const nameSchema = z.pipe(text(), z.transform(normalizeName)).check(
   },
   z.meta({
     description:
-      `Trimmed and normalised to NFC before it is stored; then 1 to ${MAX_NAME_LENGTH} characters, ` +
-      'no "/" and no control characters. Unique within its folder, case-insensitively.',
-    pattern: `^\\s*${visibleNameChar}(?:${nameChar}{0,${MAX_NAME_LENGTH - 2}}${visibleNameChar})?\\s*$`,
+      `Trimmed and normalised to NFC before it is stored; then 1 to ${MAX_NAME_LENGTH} characters (counted after that, ` +
+      'so not in the pattern), not "." or "..", with no "/", control characters or bidirectional controls, and not only ' +
+      'white space and invisible characters. Unique within its folder under Unicode full case folding.',
+    // White space around the name (control characters such as tabs too) is trimmed, so free.
+    pattern: `^(?!\\s*\\.{1,2}\\s*$)\\s*[^${forbidden}]*[^\\s\\p{Zs}\\p{Cf}${forbidden}][^${forbidden}]*\\s*$`,
     examples: ['Travel.md'],
   }),
 );
@@ -182,6 +186,120 @@ export const updateDocumentBody = z.strictObject(
     contentType: z.optional(contentTypeSchema),
     folderId: z.optional(idSchema),
     version: z.optional(versionSchema),
+  },
+  body,
+);
+
+// ---------------------------------------------------------------------------------------------
+// Sharing (docs/api.md: Sharing).
+
+/**
+ * A member as a path names them: a JWT `sub`, percent-encoded in the path and decoded before
+ * this check (API Gateway hands the handler decoded path parameters). Compared exactly: no
+ * trimming, no normalisation, case-sensitive, as `sub` is.
+ */
+export const userIdSchema = text().check(
+  z.minLength(1, 'must not be empty'),
+  ...maxChars(MAX_USER_ID_LENGTH),
+  z.refine((value: string) => !/\p{Cc}/u.test(value), 'must not contain control characters'),
+  z.meta({
+    description: `A user: the \`sub\` of their token, 1 to ${MAX_USER_ID_LENGTH} characters, no control characters; percent-encoded in the path.`,
+    pattern: '^[^\\p{Cc}\\p{Cs}]+$',
+    examples: ['bob'],
+  }),
+);
+
+export const memberParams = z.object({ id: idSchema, userId: userIdSchema });
+
+const roleValues = ['owner', 'editor', 'viewer'] as const;
+export const putMemberBody = z.strictObject(
+  {
+    role: z
+      .enum(roleValues, expected('one of "owner", "editor" or "viewer"'))
+      .check(z.meta({ description: '`owner` (everything, members included), `editor` (folders and documents) or `viewer` (read only).' })),
+  },
+  body,
+);
+
+// ---------------------------------------------------------------------------------------------
+// History: revisions and the change feed (docs/api.md: Revisions, Change feed).
+
+/** A revision's version in a path: a positive whole number in decimal (a version never kept is 404, not 400). */
+export const revisionParams = z.object({
+  id: idSchema,
+  version: z.pipe(
+    z
+      .string(expected('a string'))
+      .check(
+        z.regex(/^0*[1-9][0-9]*$/, 'must be a positive whole number'),
+        z.meta({ description: 'A version of the document: a positive whole number, in decimal.', examples: ['3'] }),
+      ),
+    z.transform(Number),
+  ),
+});
+
+/** `latest`, or the `cursor` of an earlier answer of the same feed. */
+export const LATEST_CURSOR = 'latest';
+export const changesQuery = z.object({
+  cursor: z.string(expected('a string')).check(
+    z.minLength(1, 'must not be empty'),
+    ...maxChars(MAX_PAGE_TOKEN_LENGTH),
+    z.meta({
+      description: '`latest` to start from now, or the `cursor` of an earlier answer of the same feed, as it was given.',
+      examples: [LATEST_CURSOR],
+    }),
+  ),
+  limit: pageQuery.shape.limit,
+});
+export type ChangesQuery = z.infer<typeof changesQuery>;
+
+// ---------------------------------------------------------------------------------------------
+// Life cycle of repositories and folders, and the trash (docs/api.md: Life cycle, Trash).
+
+export const updateRepositoryBody = z.strictObject(
+  {
+    name: z.optional(nameSchema),
+    description: z.optional(text().check(...maxChars(MAX_DESCRIPTION_LENGTH), z.meta({ description: 'Free text; may be empty.' }))),
+    version: z.optional(versionSchema),
+  },
+  body,
+);
+
+export const updateFolderBody = z.strictObject(
+  {
+    id: idSchema,
+    name: z.optional(nameSchema),
+    parentId: z.optional(idSchema),
+    version: z.optional(versionSchema),
+  },
+  body,
+);
+
+/** `recursive` arrives as text: only `true` and `false`. */
+export const deleteFolderQuery = z.object({
+  recursive: z
+    ._default(
+      z.pipe(
+        z.pipe(
+          z.enum(['true', 'false'], expected('"true" or "false"')),
+          z.transform((value) => value === 'true'),
+        ),
+        z.boolean(),
+      ),
+      false,
+    )
+    .check(z.meta({ description: '`true` to delete a folder that is not empty, with everything in it.' })),
+});
+
+export const trashItemParams = z.object({
+  id: idSchema,
+  itemId: idSchema.check(z.meta({ description: 'The id of the document or folder in the trash (the `id` of its TrashItem).' })),
+});
+
+export const restoreBody = z.strictObject(
+  {
+    folderId: z.optional(idSchema.check(z.meta({ description: 'Restore into this folder instead of the one it was in.' }))),
+    name: z.optional(nameSchema),
   },
   body,
 );

@@ -1,6 +1,7 @@
 /** POST /document — a document in `folderId`, optionally with a client-chosen id. */
-import { endpoint } from '#core/http/endpoint';
+
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
+import { writeEndpoint } from '#core/http/write-endpoint';
 import { createDocumentBody } from '#core/schemas';
 import { createDocument } from '#core/store/documents';
 
@@ -19,4 +20,4 @@ export const operation = {
   },
 } as const satisfies Operation;
 
-export const handler = endpoint(operation, ({ caller, body }) => createDocument(caller, body));
+export const handler = writeEndpoint(operation, ({ caller, body }) => createDocument(caller, body));

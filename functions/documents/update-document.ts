@@ -1,6 +1,7 @@
 /** PUT /document — change some fields of a document, or move it; guarded by If-Match / version. */
-import { endpoint } from '#core/http/endpoint';
+
 import { type Operation, readOnly } from '#core/http/operation';
+import { writeEndpoint } from '#core/http/write-endpoint';
 import { updateDocumentBody } from '#core/schemas';
 import { updateDocument } from '#core/store/documents';
 
@@ -21,6 +22,6 @@ export const operation = {
   },
 } as const satisfies Operation;
 
-export const handler = endpoint(operation, ({ caller, body: { version: _, ...changes }, precondition }) =>
+export const handler = writeEndpoint(operation, ({ caller, body: { version: _, ...changes }, precondition }) =>
   updateDocument(caller, changes, precondition),
 );

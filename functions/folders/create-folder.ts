@@ -1,6 +1,7 @@
 /** POST /folder — a sub folder of `parentId`. */
-import { endpoint } from '#core/http/endpoint';
+
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
+import { writeEndpoint } from '#core/http/write-endpoint';
 import { createFolderBody } from '#core/schemas';
 import { createFolder } from '#core/store/folders';
 
@@ -9,12 +10,13 @@ export const operation = {
   summary: 'Create a folder',
   description: 'A sub folder of `parentId`. Needs the `owner` or `editor` role.',
   body: createFolderBody,
-  success: { status: 201, description: 'The new folder.', body: 'Folder', location: '/folder/{id}' },
+  success: { status: 201, description: 'The new folder.', body: 'Folder', location: '/folder/{id}', etag: true },
   errors: {
     'not-found': notVisible('parent folder'),
     forbidden: readOnly,
     conflict: 'The parent folder already has a folder or document of that name (case-insensitively).',
+    'depth-limit': 'The parent folder is 50 levels below the root folder: nothing may be made in it.',
   },
 } as const satisfies Operation;
 
-export const handler = endpoint(operation, ({ caller, body }) => createFolder(caller, body));
+export const handler = writeEndpoint(operation, ({ caller, body }) => createFolder(caller, body));

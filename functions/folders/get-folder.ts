@@ -8,7 +8,7 @@ export const operation = {
   tag: 'Folders',
   summary: 'Get a folder',
   params: idParams,
-  success: { status: 200, description: 'The folder.', body: 'Folder' },
+  success: { status: 200, description: 'The folder.', body: 'Folder', etag: true },
   errors: { 'not-found': notVisible('folder') },
 } as const satisfies Operation;
 

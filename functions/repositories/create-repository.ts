@@ -1,6 +1,8 @@
 /** POST / — a repository with its root folder; the caller becomes its owner. */
-import { endpoint } from '#core/http/endpoint';
+
 import type { Operation } from '#core/http/operation';
+import { writeEndpoint } from '#core/http/write-endpoint';
+import { MAX_REPOSITORIES_PER_USER } from '#core/limits';
 import { createRepositoryBody } from '#core/schemas';
 import { createRepository } from '#core/store/repositories';
 
@@ -9,7 +11,10 @@ export const operation = {
   summary: 'Create a repository',
   description: 'Creates the repository, its root folder and your `owner` membership in one transaction.',
   body: createRepositoryBody,
-  success: { status: 201, description: 'The new repository.', body: 'Repository', location: '/{id}' },
+  success: { status: 201, description: 'The new repository.', body: 'Repository', location: '/{id}', etag: true },
+  errors: {
+    'repository-limit': `You are already a member of ${MAX_REPOSITORIES_PER_USER.toLocaleString('en-US')} repositories, the most one user may be in.`,
+  },
 } as const satisfies Operation;
 
-export const handler = endpoint(operation, ({ caller, body }) => createRepository(caller, body));
+export const handler = writeEndpoint(operation, ({ caller, body }) => createRepository(caller, body));

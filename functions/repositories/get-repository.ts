@@ -8,7 +8,7 @@ export const operation = {
   tag: 'Repositories',
   summary: 'Get a repository',
   params: idParams,
-  success: { status: 200, description: 'The repository, with your role in it.', body: 'Repository' },
+  success: { status: 200, description: 'The repository, with your role in it.', body: 'Repository', etag: true },
   errors: { 'not-found': notVisible('repository') },
 } as const satisfies Operation;
 

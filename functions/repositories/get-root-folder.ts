@@ -8,7 +8,7 @@ export const operation = {
   tag: 'Repositories',
   summary: "Get a repository's root folder",
   params: idParams,
-  success: { status: 200, description: 'The root folder (`parentId` is `null`).', body: 'Folder' },
+  success: { status: 200, description: 'The root folder (`parentId` is `null`).', body: 'Folder', etag: true },
   errors: { 'not-found': notVisible('repository') },
 } as const satisfies Operation;
 

@@ -5,7 +5,11 @@ const api = createDocumentsClient(process.env.API ?? 'http://127.0.0.1:3000', { 
 // Paths, parameters and bodies are checked by the compiler; `data` is typed per operation.
 const { data: repo, error } = await api.POST('/', { body: { name: 'Typed handbook' } });
 if (!repo) throw new Error(`not created: ${JSON.stringify(error)}`); // error: the problem+json
-const { data: folder } = await api.POST('/folder', { body: { parentId: repo.rootFolderId, name: 'Policies' } });
+// A retry with the same Idempotency-Key gets the first answer again and changes nothing.
+const retryable = { 'Idempotency-Key': crypto.randomUUID() };
+const { data: folder } = await api.POST('/folder', { body: { parentId: repo.rootFolderId, name: 'Policies' }, headers: retryable });
+const { data: again } = await api.POST('/folder', { body: { parentId: repo.rootFolderId, name: 'Policies' }, headers: retryable });
+console.log(again!.id === folder!.id); // true: the same folder, made once
 const { data: doc } = await api.POST('/document', {
   body: { folderId: folder!.id, name: 'Travel.md', content: '# Travel', contentType: 'text/markdown' },
 });

@@ -37,9 +37,17 @@ export interface paths {
         };
         /** Get a repository */
         get: operations["getRepository"];
-        put?: never;
+        /**
+         * Rename a repository or change its description
+         * @description Owner only. Changes the fields sent; the others keep their value. A new name renames the root folder too. Every update adds 1 to `version`; with `If-Match` or `version`, it applies only to that version. Your `GET /` lists it under its new name at once; other members' `GET /` shows the new name at once, and lists it in its new place by name shortly after.
+         */
+        put: operations["updateRepository"];
         post?: never;
-        delete?: never;
+        /**
+         * Delete a repository
+         * @description Owner only; permanent (nothing goes to the trash). From the answer on, the repository and everything in it is 404 for every member and gone from every member's `GET /`; its storage is reclaimed in the background.
+         */
+        delete: operations["deleteRepository"];
         options?: never;
         head?: never;
         patch?: never;
@@ -73,7 +81,11 @@ export interface paths {
         get: operations["getFolder"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete a folder (to the trash)
+         * @description Moves the folder and everything below it to its repository's trash (`GET /{id}/trash`), where it is one item, restorable for 30 days. The folder is gone from its parent at once; what is below it follows within seconds. A folder that is not empty needs `?recursive=true`. The root folder is never deleted (400).
+         */
+        delete: operations["deleteFolder"];
         options?: never;
         head?: never;
         patch?: never;
@@ -87,7 +99,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
+        /**
+         * Rename or move a folder
+         * @description Changes the fields sent. `parentId` moves it, with everything below it, into another folder of the same repository (a folder of another repository is 400). The root folder is renamed only with its repository and never moved (400). Every update adds 1 to `version`; with `If-Match` or `version`, it applies only to that version.
+         */
+        put: operations["updateFolder"];
         /**
          * Create a folder
          * @description A sub folder of `parentId`. Needs the `owner` or `editor` role.
@@ -179,6 +195,194 @@ export interface paths {
          */
         post: operations["createDocument"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{id}/trash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a repository's trash
+         * @description What was deleted and can still be restored, newest first. A deleted folder is one item; what was below it is not listed on its own. Items leave the trash when restored, purged, or 30 days after they were deleted (`purgeAt`).
+         */
+        get: operations["listTrash"];
+        put?: never;
+        post?: never;
+        /**
+         * Empty the trash
+         * @description Owner only. Everything in the trash is deleted for good: from the answer on the trash lists nothing deleted before it, and the storage is reclaimed in the background.
+         */
+        delete: operations["emptyTrash"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{id}/trash/{itemId}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore an item from the trash
+         * @description Puts the document or folder back where it was, with everything that was below it, and the same `version`. The body (optional) puts it into another `folderId` of the repository and/or under another `name`: the item is then also moved or renamed, and its `version` goes up by one.
+         */
+        post: operations["restoreTrashItem"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{id}/trash/{itemId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an item of the trash permanently
+         * @description The document, or the folder and everything that was below it, is deleted for good: it leaves the trash at once, and its storage is reclaimed in the background.
+         */
+        delete: operations["deleteTrashItem"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/document/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a document's revisions
+         * @description Every version of the document is a revision, the current one included, newest first, without content. The service keeps at least the last 100, or all from the last 30 days, whichever is more.
+         */
+        get: operations["listRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/document/{id}/revisions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a revision
+         * @description One version of the document as it was written, with its content.
+         */
+        get: operations["getRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/document/{id}/revisions/{version}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a revision
+         * @description Makes a new version of the document whose `content` and `contentType` are those of `{version}` (its name and folder stay as they are); the change feed shows it as `updated`. No body. With `If-Match`, it applies only to that version. Needs the `owner` or `editor` role.
+         */
+        post: operations["restoreRevision"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a repository's changes
+         * @description The changes after `cursor`, oldest first, and the cursor to ask with next. Start with `cursor=latest`: an empty page and a cursor from which every change committed after this request is seen exactly once (a change committed just before it may also show). A page with no items still carries a cursor; a cursor can be used again.
+         */
+        get: operations["listChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a repository's members
+         * @description Every member with their role, ordered by `userId` (by Unicode code point), in pages. Any member may list them.
+         */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{id}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give a user a role, or change it
+         * @description Makes `userId` (any JWT `sub`: the user need not have called the API yet) a member with this role, or changes the role of a member. Idempotent: the same role again answers 200 and changes nothing. A repository keeps at least one owner: ownership passes by making another member owner, then stepping down or leaving.
+         */
+        put: operations["putMember"];
+        post?: never;
+        /**
+         * Remove a member, or leave
+         * @description An owner removes any member; any member removes themselves (leaves). From the answer on, the user gets 404 for everything in the repository, and it is gone from their `GET /`.
+         */
+        delete: operations["removeMember"];
         options?: never;
         head?: never;
         patch?: never;
@@ -462,6 +666,7 @@ export interface components {
             /** @description Pass it as `nextToken` to get the next page; absent on the last page. */
             nextToken?: string;
         };
+        RestoredItem: components["schemas"]["Document"] | components["schemas"]["Folder"];
         Revision: {
             /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
             version: number;
@@ -772,7 +977,7 @@ export interface components {
             message: string;
         };
         CreateRepositoryRequest: {
-            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters, no "/" and no control characters. Unique within its folder, case-insensitively. */
+            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters (counted after that, so not in the pattern), not "." or "..", with no "/", control characters or bidirectional controls, and not only white space and invisible characters. Unique within its folder under Unicode full case folding. */
             name: string;
             /**
              * @description Free text; may be empty.
@@ -786,7 +991,7 @@ export interface components {
              * @example Jx3kQ0nW2b7VtYc9LmA1eQ
              */
             parentId: string;
-            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters, no "/" and no control characters. Unique within its folder, case-insensitively. */
+            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters (counted after that, so not in the pattern), not "." or "..", with no "/", control characters or bidirectional controls, and not only white space and invisible characters. Unique within its folder under Unicode full case folding. */
             name: string;
         };
         CreateDocumentRequest: {
@@ -795,7 +1000,7 @@ export interface components {
              * @example Jx3kQ0nW2b7VtYc9LmA1eQ
              */
             folderId: string;
-            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters, no "/" and no control characters. Unique within its folder, case-insensitively. */
+            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters (counted after that, so not in the pattern), not "." or "..", with no "/", control characters or bidirectional controls, and not only white space and invisible characters. Unique within its folder under Unicode full case folding. */
             name: string;
             /**
              * @description UTF-8 text, at most 262144 bytes of UTF-8 (more is 413).
@@ -820,7 +1025,7 @@ export interface components {
              * @example Jx3kQ0nW2b7VtYc9LmA1eQ
              */
             id: string;
-            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters, no "/" and no control characters. Unique within its folder, case-insensitively. */
+            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters (counted after that, so not in the pattern), not "." or "..", with no "/", control characters or bidirectional controls, and not only white space and invisible characters. Unique within its folder under Unicode full case folding. */
             name?: string;
             /** @description UTF-8 text, at most 262144 bytes of UTF-8 (more is 413). */
             content?: string;
@@ -836,6 +1041,46 @@ export interface components {
             folderId?: string;
             /** @description The version the client last saw: the update applies only if it is still the stored one (else 412). */
             version?: number;
+        };
+        UpdateRepositoryRequest: {
+            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters (counted after that, so not in the pattern), not "." or "..", with no "/", control characters or bidirectional controls, and not only white space and invisible characters. Unique within its folder under Unicode full case folding. */
+            name?: string;
+            /** @description Free text; may be empty. */
+            description?: string;
+            /** @description The version the client last saw: the update applies only if it is still the stored one (else 412). */
+            version?: number;
+        };
+        UpdateFolderRequest: {
+            /**
+             * @description An opaque id.
+             * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+             */
+            id: string;
+            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters (counted after that, so not in the pattern), not "." or "..", with no "/", control characters or bidirectional controls, and not only white space and invisible characters. Unique within its folder under Unicode full case folding. */
+            name?: string;
+            /**
+             * @description An opaque id.
+             * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+             */
+            parentId?: string;
+            /** @description The version the client last saw: the update applies only if it is still the stored one (else 412). */
+            version?: number;
+        };
+        RestoreTrashItemRequest: {
+            /**
+             * @description Restore into this folder instead of the one it was in.
+             * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+             */
+            folderId?: string;
+            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters (counted after that, so not in the pattern), not "." or "..", with no "/", control characters or bidirectional controls, and not only white space and invisible characters. Unique within its folder under Unicode full case folding. */
+            name?: string;
+        };
+        PutMemberRequest: {
+            /**
+             * @description `owner` (everything, members included), `editor` (folders and documents) or `viewer` (read only).
+             * @enum {string}
+             */
+            role: "owner" | "editor" | "viewer";
         };
     };
     responses: {
@@ -891,16 +1136,6 @@ export interface components {
                 "application/problem+json": components["schemas"]["NotFoundProblem"];
             };
         };
-        /** @description A name or id clash. */
-        Conflict: {
-            headers: {
-                "Cache-Control": components["headers"]["CacheControl"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["ConflictProblem"];
-            };
-        };
         /** @description The stored version is not the one required; nothing changed. */
         PreconditionFailed: {
             headers: {
@@ -911,7 +1146,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["PreconditionFailedProblem"];
             };
         };
-        /** @description The request body is over 524288 bytes (whatever the method), or `content` is over its limit. A body over 10 MB never reaches the service (API Gateway's limit). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+        /** @description The request body is over 2097152 bytes (whatever the method), or `content` is over its limit. A body over 10 MB never reaches the service (API Gateway's limit). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
         PayloadTooLarge: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlIfAny"];
@@ -978,8 +1213,35 @@ export interface components {
          * @example Jx3kQ0nW2b7VtYc9LmA1eQ
          */
         id: string;
+        /** @description `true` to delete a folder that is not empty, with everything in it. */
+        recursive: boolean;
         /**
-         * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`. A weak tag (`W/"3"`) never matches. Otherwise 412, and nothing changes. Malformed is 400.
+         * @description The id of the document or folder in the trash (the `id` of its TrashItem).
+         * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+         */
+        itemId: string;
+        /**
+         * @description A version of the document: a positive whole number, in decimal.
+         * @example 3
+         */
+        version: string;
+        /**
+         * @description `latest` to start from now, or the `cursor` of an earlier answer of the same feed, as it was given.
+         * @example latest
+         */
+        cursor: string;
+        /**
+         * @description A user: the `sub` of their token, 1 to 255 characters, no control characters; percent-encoded in the path.
+         * @example bob
+         */
+        userId: string;
+        /**
+         * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+         * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+         */
+        "Idempotency-Key": string;
+        /**
+         * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`: an RFC 9110 list, whose empty elements are ignored. A weak tag (`W/"3"`) never matches, and a list with no tag matches nothing. Otherwise 412, and nothing changes. Malformed is 400.
          * @example "1"
          */
         "If-Match": string;
@@ -1040,7 +1302,13 @@ export interface operations {
     createRepository: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1056,6 +1324,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     /** @description The path of the new resource. */
                     Location: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1064,8 +1333,29 @@ export interface operations {
             };
             400: components["responses"]["InvalidBody"];
             401: components["responses"]["Unauthorized"];
+            /** @description You are already a member of 1,000 repositories, the most one user may be in. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RepositoryLimitProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1090,6 +1380,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1101,6 +1392,152 @@ export interface operations {
             /** @description No such repository, or you are not a member of its repository. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateRepository: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`: an RFC 9110 list, whose empty elements are ignored. A weak tag (`W/"3"`) never matches, and a list with no tag matches nothing. Otherwise 412, and nothing changes. Malformed is 400.
+                 * @example "1"
+                 */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateRepositoryRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated repository. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Repository"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Only an owner may rename or describe a repository. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such repository, or you are not a member of it. */
+            404: components["responses"]["NotFound"];
+            /** @description A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            /** @description The stored version is not the one in `If-Match` or `version`; nothing changed. */
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteRepository: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`: an RFC 9110 list, whose empty elements are ignored. A weak tag (`W/"3"`) never matches, and a list with no tag matches nothing. Otherwise 412, and nothing changes. Malformed is 400.
+                 * @example "1"
+                 */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Only an owner may delete a repository. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such repository, or you are not a member of it. */
+            404: components["responses"]["NotFound"];
+            /** @description A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            /** @description The stored version is not the one in `If-Match`; nothing changed. */
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1125,6 +1562,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1160,6 +1598,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1176,10 +1615,159 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    deleteFolder: {
+        parameters: {
+            query?: {
+                /** @description `true` to delete a folder that is not empty, with everything in it. */
+                recursive?: components["parameters"]["recursive"];
+            };
+            header?: {
+                /**
+                 * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`: an RFC 9110 list, whose empty elements are ignored. A weak tag (`W/"3"`) never matches, and a list with no tag matches nothing. Otherwise 412, and nothing changes. Malformed is 400.
+                 * @example "1"
+                 */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Moved to the trash. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Your role (`viewer`) does not allow changes. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such folder, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            /** @description The folder is not empty, and `recursive=true` was not given. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["FolderNotEmptyProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            /** @description The stored version is not the one in `If-Match`; nothing changed. */
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateFolder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`: an RFC 9110 list, whose empty elements are ignored. A weak tag (`W/"3"`) never matches, and a list with no tag matches nothing. Otherwise 412, and nothing changes. Malformed is 400.
+                 * @example "1"
+                 */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateFolderRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated folder. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Folder"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Your role (`viewer`) does not allow changes. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such folder or target folder, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            /** @description The target folder already has a folder or document of that name. Or: The target is the folder itself or a folder below it. Or: The folder, or a folder below it, would be more than 50 levels below the root folder. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["FolderCycleProblem"] | components["schemas"]["DepthLimitProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            /** @description The stored version is not the one in `If-Match` or `version`; nothing changed. */
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createFolder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1195,6 +1783,7 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     /** @description The path of the new resource. */
                     Location: string;
+                    ETag: components["headers"]["ETag"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1207,10 +1796,29 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such parent folder, or you are not a member of its repository. */
             404: components["responses"]["NotFound"];
-            /** @description The parent folder already has a folder or document of that name (case-insensitively). */
-            409: components["responses"]["Conflict"];
+            /** @description The parent folder already has a folder or document of that name (case-insensitively). Or: The parent folder is 50 levels below the root folder: nothing may be made in it. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["DepthLimitProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1337,10 +1945,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`. A weak tag (`W/"3"`) never matches. Otherwise 412, and nothing changes. Malformed is 400.
+                 * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`: an RFC 9110 list, whose empty elements are ignored. A weak tag (`W/"3"`) never matches, and a list with no tag matches nothing. Otherwise 412, and nothing changes. Malformed is 400.
                  * @example "1"
                  */
                 "If-Match"?: components["parameters"]["If-Match"];
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path: {
                 /**
@@ -1367,9 +1980,30 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such document, or you are not a member of its repository. */
             404: components["responses"]["NotFound"];
+            /** @description A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestInProgressProblem"];
+                };
+            };
             /** @description The stored version is not the one in `If-Match`; nothing changed. */
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1380,10 +2014,15 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`. A weak tag (`W/"3"`) never matches. Otherwise 412, and nothing changes. Malformed is 400.
+                 * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`: an RFC 9110 list, whose empty elements are ignored. A weak tag (`W/"3"`) never matches, and a list with no tag matches nothing. Otherwise 412, and nothing changes. Malformed is 400.
                  * @example "1"
                  */
                 "If-Match"?: components["parameters"]["If-Match"];
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
             };
             path?: never;
             cookie?: never;
@@ -1411,12 +2050,31 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such document or target folder, or you are not a member of its repository. */
             404: components["responses"]["NotFound"];
-            /** @description The target folder already has a folder or document of that name. */
-            409: components["responses"]["Conflict"];
+            /** @description The target folder already has a folder or document of that name. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
             /** @description The stored version is not the one in `If-Match` or `version`; nothing changed. */
             412: components["responses"]["PreconditionFailed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -1425,7 +2083,13 @@ export interface operations {
     createDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1454,10 +2118,676 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such folder, or you are not a member of its repository. */
             404: components["responses"]["NotFound"];
-            /** @description The folder already has a folder or document of that name, or a document with that `id` exists. */
-            409: components["responses"]["Conflict"];
+            /** @description The folder already has a folder or document of that name, or a document with that `id` exists. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTrash: {
+        parameters: {
+            query?: {
+                /** @description Page size, written in decimal. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `nextToken` of the previous page of the same list, as it was given. */
+                nextToken?: components["parameters"]["nextToken"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of trash items. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrashList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such repository, or you are not a member of it. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    emptyTrash: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Emptied. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Only an owner may empty the trash. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such repository, or you are not a member of it. */
+            404: components["responses"]["NotFound"];
+            /** @description A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    restoreTrashItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+                /**
+                 * @description The id of the document or folder in the trash (the `id` of its TrashItem).
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                itemId: components["parameters"]["itemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RestoreTrashItemRequest"];
+            };
+        };
+        responses: {
+            /** @description The document or folder, as it is now. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoredItem"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Your role (`viewer`) does not allow changes. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such repository (or you are not a member of it), no such item in its trash, or no such target folder. */
+            404: components["responses"]["NotFound"];
+            /** @description The folder it goes back into has an item of that name: give another `name`. Or: The folder it was in is gone or in the trash: give a `folderId`. Or: The target folder is the folder itself or below it. Or: The folder, or a folder below it, would be more than 50 levels below the root folder. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RestoreTargetGoneProblem"] | components["schemas"]["FolderCycleProblem"] | components["schemas"]["DepthLimitProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteTrashItem: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+                /**
+                 * @description The id of the document or folder in the trash (the `id` of its TrashItem).
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                itemId: components["parameters"]["itemId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted permanently. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Your role (`viewer`) does not allow changes. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such repository (or you are not a member of it), or no such item in its trash. */
+            404: components["responses"]["NotFound"];
+            /** @description A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRevisions: {
+        parameters: {
+            query?: {
+                /** @description Page size, written in decimal. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `nextToken` of the previous page of the same list, as it was given. */
+                nextToken?: components["parameters"]["nextToken"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of revisions, newest first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevisionList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such document, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRevision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+                /**
+                 * @description A version of the document: a positive whole number, in decimal.
+                 * @example 3
+                 */
+                version: components["parameters"]["version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revision, with its content. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revision"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such document, or you are not a member of its repository; or the document has no such revision (any longer). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    restoreRevision: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`: an RFC 9110 list, whose empty elements are ignored. A weak tag (`W/"3"`) never matches, and a list with no tag matches nothing. Otherwise 412, and nothing changes. Malformed is 400.
+                 * @example "1"
+                 */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+                /**
+                 * @description A version of the document: a positive whole number, in decimal.
+                 * @example 3
+                 */
+                version: components["parameters"]["version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document, at its new version. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Your role (`viewer`) does not allow changes. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such document, or you are not a member of its repository; or the document has no such revision (any longer). */
+            404: components["responses"]["NotFound"];
+            /** @description A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            /** @description The stored version is not the one in `If-Match`; nothing changed. */
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listChanges: {
+        parameters: {
+            query: {
+                /**
+                 * @description `latest` to start from now, or the `cursor` of an earlier answer of the same feed, as it was given.
+                 * @example latest
+                 */
+                cursor: components["parameters"]["cursor"];
+                /** @description Page size, written in decimal. */
+                limit?: components["parameters"]["limit"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The changes after the cursor (maybe none), and the next cursor. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangesPage"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such repository, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            /** @description The feed no longer keeps the changes after this cursor (it keeps 30 days): start again from `latest`. */
+            410: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["CursorExpiredProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: {
+                /** @description Page size, written in decimal. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `nextToken` of the previous page of the same list, as it was given. */
+                nextToken?: components["parameters"]["nextToken"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of members. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemberList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such repository, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+                /**
+                 * @description A user: the `sub` of their token, 1 to 255 characters, no control characters; percent-encoded in the path.
+                 * @example bob
+                 */
+                userId: components["parameters"]["userId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description The member, whose role was changed (or already was this one). */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description The user was not a member; now they are, with this role. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The path of the new resource. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Your role in the repository does not allow managing its members; only an owner may. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such repository, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            /** @description The member is the only owner and the role given is not `owner`. Or: The user is not a member and the repository already has 1,000 members. Or: The user is not a member and is already a member of 1,000 repositories. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LastOwnerProblem"] | components["schemas"]["MemberLimitProblem"] | components["schemas"]["RepositoryLimitProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+                /**
+                 * @description A user: the `sub` of their token, 1 to 255 characters, no control characters; percent-encoded in the path.
+                 * @example bob
+                 */
+                userId: components["parameters"]["userId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description You are not an owner, and `userId` is not you. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such repository, you are not a member of it, or `userId` is not a member. */
+            404: components["responses"]["NotFound"];
+            /** @description The member is the only owner. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LastOwnerProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

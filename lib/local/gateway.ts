@@ -137,6 +137,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     let claims: JwtClaims | undefined;
     // A public route (the API's docs) has no authorizer, like `$default`.
     if (resolution.kind === 'route' && !resolution.route.public) {
+      // Two Authorization headers: which user this is would depend on their order. Refused.
+      const authorizations = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'authorization');
+      if (authorizations.length > 1) {
+        return problem('unauthorized', 'Send one Authorization header, not several.', {
+          'www-authenticate': 'Bearer error="invalid_request"',
+        });
+      }
       const authorization = headerValue(req, 'authorization');
       const token = bearerToken(authorization);
       if (!token) {

@@ -3,6 +3,7 @@
  * into the Lambda event (payload format 2.0) and context a handler gets on AWS, and a handler's
  * result into an HTTP answer. No sockets here (lib/local/gateway.ts is the server).
  */
+import { isUtf8 } from 'node:buffer';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type {
   APIGatewayEventRequestContextV2,
@@ -104,7 +105,9 @@ export function buildEvent(request: RawRequest, resolution: Resolution, claims?:
     event.pathParameters = { ...resolution.pathParameters };
   }
   if (request.body.length > 0) {
-    const text = isTextContentType(headers['content-type']);
+    // Text only when it is text: bytes that are not UTF-8 go base64-encoded, so the handler can
+    // refuse them instead of reading U+FFFD where they were.
+    const text = isTextContentType(headers['content-type']) && isUtf8(request.body);
     event.body = request.body.toString(text ? 'utf8' : 'base64');
     event.isBase64Encoded = !text;
   }

@@ -12,6 +12,7 @@ import { defaultTableName } from '#lib/table';
 import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type Gateway, type GatewayOptions, moduleHandlerLoader, problem } from './gateway';
 import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, verifierFromEnv } from './jwt';
+import { checkLayoutVersion, OldLayoutError } from './layout-version';
 import { type LocalWorker, startLocalWorker } from './worker';
 import { readOrCreateOnce } from './write-once';
 
@@ -35,6 +36,11 @@ export interface LocalServiceOptions {
   onAnswer?: GatewayOptions['onAnswer'];
   /** Print each change event the worker publishes (EventBridge's part on AWS); default false. */
   printEvents?: boolean;
+  /**
+   * Where tokens come from: the environment's JWT_ISSUER and JWT_AUDIENCE (`npm start`), or
+   * the local issuer whatever the environment says (the default: tests never inherit a shell's issuer).
+   */
+  issuer?: 'environment' | 'local';
 }
 
 export interface LocalService {
@@ -72,7 +78,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     await mkdir(opts.dataDir, { recursive: true });
     let auth: Awaited<ReturnType<typeof verifierFromEnv>>;
     try {
-      auth = await verifierFromEnv(opts.dataDir);
+      auth = await verifierFromEnv(opts.dataDir, opts.issuer === 'environment' ? process.env : {});
     } catch (error) {
       throw new StartupError(error instanceof Error ? error.message : String(error));
     }
@@ -104,6 +110,12 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     }
     const tableName = opts.tableName ?? defaultTableName;
     await ensureTable(endpoint, tableName);
+    try {
+      await checkLayoutVersion(endpoint, tableName, opts.dataDir);
+    } catch (error) {
+      if (error instanceof OldLayoutError) throw new StartupError(error.message);
+      throw error;
+    }
 
     // Before any handler module is imported (the gateway imports them on first use).
     process.env.TABLE_NAME = tableName;

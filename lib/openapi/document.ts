@@ -13,6 +13,7 @@ import * as z from 'zod/mini';
 import { type ProblemKind, problems } from '#core/errors';
 import type { DomainProblem, JsonSuccess, Operation, Tag } from '#core/http/operation';
 import { MAX_REQUEST_BODY_BYTES } from '#core/http/request-guards';
+import { TAKES_IDEMPOTENCY_KEY } from '#core/http/write-endpoint';
 import { ID_PATTERN } from '#core/ids';
 import { problemSchema, resources } from '#core/resources';
 import { type Route, routes } from '#functions/routes';
@@ -21,17 +22,20 @@ import packageJson from '../../package.json' with { type: 'json' };
 
 type Json = Record<string, unknown>;
 
+/** An operation as its module declares it, and whether its handler takes Idempotency-Key. */
+export type Documented = Operation & { takesIdempotencyKey: boolean };
 /** Each route's operation, read from its handler module (the route table names the module). */
-export type Operations = ReadonlyMap<string, Operation>;
+export type Operations = ReadonlyMap<string, Documented>;
 
 export async function loadOperations(): Promise<Operations> {
-  const loaded = new Map<string, Operation>();
+  const loaded = new Map<string, Documented>();
   for (const route of routes) {
     const module = (await import(pathToFileURL(handlerEntry(route.handler)).href)) as { operation?: Operation; handler?: unknown };
     if (!module.operation || typeof module.handler !== 'function') {
       throw new Error(`functions/${route.handler}.ts must export \`operation\` and \`handler\` (route ${route.name})`);
     }
-    loaded.set(route.name, module.operation);
+    const takesIdempotencyKey = (module.handler as { [TAKES_IDEMPOTENCY_KEY]?: boolean })[TAKES_IDEMPOTENCY_KEY] === true;
+    loaded.set(route.name, { ...module.operation, takesIdempotencyKey });
   }
   return loaded;
 }
@@ -179,7 +183,7 @@ const domainComponents: Partial<Record<DomainProblem, string>> = {
  * kind shares (components), and those its own logic raises (`operation.errors`). Several kinds
  * of one status (409: a name clash, or the last owner) answer one of their problem schemas.
  */
-function operationErrors(route: Route, spec: Operation): Record<string, Json> {
+function operationErrors(route: Route, spec: Documented): Record<string, Json> {
   const responses: Record<string, Json> = {};
   const shared = (name: string, description?: string) => {
     responses[String(statusOf(errorResponseNamed(name)))] = { $ref: responseRef(name), ...(description ? { description } : {}) };
@@ -189,7 +193,13 @@ function operationErrors(route: Route, spec: Operation): Record<string, Json> {
   else if (spec.params || spec.query || spec.ifMatch) shared('InvalidRequest');
   if (!route.public) shared('Unauthorized');
   const byStatus = new Map<number, [DomainProblem, string][]>();
-  for (const [kind, description] of Object.entries(spec.errors ?? {}) as [DomainProblem, string][]) {
+  const retries: Partial<Record<DomainProblem, string>> = spec.takesIdempotencyKey
+    ? {
+        'request-in-progress': 'A request with the same Idempotency-Key is still running.',
+        'idempotency-key-reused': 'The Idempotency-Key was used for another request.',
+      }
+    : {};
+  for (const [kind, description] of Object.entries({ ...spec.errors, ...retries }) as [DomainProblem, string][]) {
     const status = problemInfo(kind).status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), [kind, description]]);
   }
@@ -203,7 +213,10 @@ function operationErrors(route: Route, spec: Operation): Record<string, Json> {
     const schemas = kinds.map(([kind]) => schemaRef(problemSchemaName(kind)));
     responses[String(status)] = {
       description: kinds.map(([, description]) => description).join(' Or: '),
-      headers: { 'Cache-Control': header('CacheControl') },
+      headers: {
+        'Cache-Control': header('CacheControl'),
+        ...(kinds.some(([kind]) => kind === 'request-in-progress') ? { 'Retry-After': header('RetryAfter') } : {}),
+      },
       content: { 'application/problem+json': { schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas } } },
     };
   }
@@ -251,8 +264,9 @@ function schemaParameters(parameters: Parameters, schema: z.core.$ZodObject, loc
   });
 }
 
-/** `/document/{id}` → a pattern every such path matches. */
-const locationPattern = (template: string) => `^${template.replace(/\{\w+\}/g, ID_PATTERN.slice(1, -1))}$`;
+/** `/document/{id}` → a pattern every such path matches (a parameter other than an id: any percent-encoded segment). */
+const locationPattern = (template: string) =>
+  `^${template.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'id' ? ID_PATTERN.slice(1, -1) : "[A-Za-z0-9%._~!$&'()*+,;=:@-]+"))}$`;
 
 function successResponse({ success }: Operation): Json {
   if ('mediaTypes' in success) {
@@ -284,10 +298,22 @@ function jsonSuccessResponse(success: JsonSuccess): Json {
   return response;
 }
 
+/** The 201 of an operation that answers 201 when it made what it names, its usual status otherwise. */
+function createdResponse(success: JsonSuccess): Json {
+  const { created } = success;
+  return jsonSuccessResponse({
+    ...success,
+    status: 201,
+    description: created!.description,
+    location: created!.location,
+    created: undefined,
+  });
+}
+
 /** The request body's component: named after the route (`CreateDocument` → `CreateDocumentRequest`). */
 const requestBodyName = (route: Route) => `${route.name}Request`;
 
-function operation(route: Route, spec: Operation, parameters: Parameters): Json {
+function operation(route: Route, spec: Documented, parameters: Parameters): Json {
   const params: Json[] = [];
   if (spec.params) params.push(...schemaParameters(parameters, spec.params, 'path'));
   if (spec.pathParameter) {
@@ -296,6 +322,7 @@ function operation(route: Route, spec: Operation, parameters: Parameters): Json 
   }
   if (spec.query) params.push(...schemaParameters(parameters, spec.query, 'query'));
   if (spec.ifMatch) params.push({ $ref: '#/components/parameters/If-Match' });
+  if (spec.takesIdempotencyKey) params.push({ $ref: '#/components/parameters/Idempotency-Key' });
   return {
     operationId: route.name[0]!.toLowerCase() + route.name.slice(1),
     tags: [spec.tag],
@@ -304,9 +331,18 @@ function operation(route: Route, spec: Operation, parameters: Parameters): Json 
     ...(route.public ? { security: [] } : {}),
     ...(params.length > 0 ? { parameters: params } : {}),
     ...(spec.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(requestBodyName(route)) } } } }
+      ? {
+          requestBody: {
+            required: spec.bodyOptional !== true,
+            content: { 'application/json': { schema: schemaRef(requestBodyName(route)) } },
+          },
+        }
       : {}),
-    responses: { [String(spec.success.status)]: successResponse(spec), ...operationErrors(route, spec) },
+    responses: {
+      [String(spec.success.status)]: successResponse(spec),
+      ...('created' in spec.success && spec.success.created ? { '201': createdResponse(spec.success) } : {}),
+      ...operationErrors(route, spec),
+    },
   };
 }
 
@@ -328,8 +364,9 @@ function methodNotAllowed(): Json {
 // ---------------------------------------------------------------------------------------------
 // The document.
 
-/** `If-Match` as preconditions.ts parses it: `*`, or a comma-separated list of entity tags. */
-export const IF_MATCH_PATTERN = '^\\s*(?:\\*|(?:W/)?"[^",]*"(?:\\s*,\\s*(?:W/)?"[^",]*")*)\\s*$';
+/** `If-Match` as preconditions.ts parses it: `*`, or an RFC 9110 list of entity tags (empty elements allowed). */
+const ENTITY_TAG = '(?:W/)?"[\\x21\\x23-\\x7E\\x80-\\xFF]*"';
+export const IF_MATCH_PATTERN = `^[ \\t]*(?:\\*|(?:${ENTITY_TAG})?(?:[ \\t]*,[ \\t]*(?:${ENTITY_TAG})?)*)[ \\t]*$`;
 
 const components = (parameters: Parameters, operations: Operations) => ({
   securitySchemes: {
@@ -345,13 +382,25 @@ const components = (parameters: Parameters, operations: Operations) => ({
   },
   parameters: {
     ...parameters.components,
+    'Idempotency-Key': {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first ' +
+        'answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another ' +
+        'request is 422; while the first still runs, 409 with `Retry-After`.',
+      schema: { type: 'string', pattern: '^[\\x20-\\x7E]{1,255}$' },
+      example: 'b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55',
+    },
     'If-Match': {
       name: 'If-Match',
       in: 'header',
       required: false,
       description:
-        'Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`. A weak tag ' +
-        '(`W/"3"`) never matches. Otherwise 412, and nothing changes. Malformed is 400.',
+        'Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`: an RFC 9110 list, ' +
+        'whose empty elements are ignored. A weak tag (`W/"3"`) never matches, and a list with no tag matches nothing. ' +
+        'Otherwise 412, and nothing changes. Malformed is 400.',
       schema: { type: 'string', pattern: IF_MATCH_PATTERN },
       example: '"1"',
     },
@@ -436,7 +485,7 @@ export function buildOpenApiDocument(operations: Operations): Json {
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, spec, parameters) };
   }
   const builtComponents = components(parameters, operations);
-  return {
+  const document = {
     openapi: '3.1.0',
     info: {
       title: 'Documents service API',
@@ -457,4 +506,10 @@ export function buildOpenApiDocument(operations: Operations): Json {
       },
     },
   };
+  // A shared error response no operation answers with (every 409 may be a kind of its own) is left out.
+  const referenced = JSON.stringify([paths, document['x-default-route']]);
+  builtComponents.responses = Object.fromEntries(
+    Object.entries(builtComponents.responses).filter(([name]) => referenced.includes(`"${responseRef(name)}"`)),
+  );
+  return document;
 }

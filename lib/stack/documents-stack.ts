@@ -82,7 +82,7 @@ export class DocumentsStack extends Stack {
             corsPreflight: {
               allowOrigins: [...config.corsOrigins],
               allowMethods: [CorsHttpMethod.GET, CorsHttpMethod.POST, CorsHttpMethod.PUT, CorsHttpMethod.DELETE],
-              allowHeaders: ['authorization', 'content-type', 'if-match'],
+              allowHeaders: ['authorization', 'content-type', 'if-match', 'idempotency-key'],
               exposeHeaders: ['etag', 'location', 'retry-after', 'www-authenticate'],
               maxAge: Duration.hours(1),
             },

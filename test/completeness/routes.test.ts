@@ -22,6 +22,7 @@ describe('end-to-end coverage of the route table', () => {
       const operation = operations.get(route.name)!;
       const declared = [
         operation.success.status,
+        ...('created' in operation.success && operation.success.created ? [201] : []),
         ...Object.keys(operation.errors ?? {}).map((kind) => problems[kind as keyof typeof problems].status),
       ];
       const seen = answered.get(key) ?? new Set<number>();

@@ -115,16 +115,20 @@ describe('racing updates', () => {
     expect((await getDocument(user.api, doc.id)).version).toBe(2);
   });
 
-  it('without preconditions: all 200, each a distinct version, final version 1 + N', async () => {
+  it('without preconditions: each is applied (200, a distinct version) or, past the retry budget, 503 with nothing applied', async () => {
+    // The contract: an unconditional write applies to whatever version is stored; one that keeps
+    // colliding may be answered 503 (retry) instead, and then it changed nothing.
     const folder = await freshFolder();
     const doc = await newDocument(user.api, folder.id, { content: 'v1' });
     const responses = await race((i) => user.api.put('/document', { id: doc.id, content: `writer ${i}` }));
-    expect(countStatuses(responses), responses.map((r) => `${r.status} ${r.text.slice(0, 200)}`).join('\n')).toEqual({ 200: N });
-    const versions = responses.map((r) => r.body.version as number).sort((a, b) => a - b);
-    expect(versions).toEqual(Array.from({ length: N }, (_, i) => i + 2));
-    const last = responses.find((r) => r.body.version === N + 1)!;
+    const applied = responses.filter((r) => r.status === 200);
+    for (const r of responses) if (r.status !== 200) expectProblem(r, 503);
+    expect(applied.length, responses.map((r) => `${r.status} ${r.text.slice(0, 200)}`).join('\n')).toBeGreaterThan(0);
+    const versions = applied.map((r) => r.body.version as number).sort((a, b) => a - b);
+    expect(versions).toEqual(Array.from({ length: applied.length }, (_, i) => i + 2));
+    const last = applied.find((r) => r.body.version === applied.length + 1)!;
     const stored = await getDocument(user.api, doc.id);
-    expect(stored.version).toBe(N + 1);
+    expect(stored.version).toBe(applied.length + 1);
     expect(stored.content).toBe(last.body.content);
   });
 

@@ -15,7 +15,6 @@ import {
   newUser,
   type Repository,
   randomId,
-  SERVICE_ID,
   type User,
   uniqueName,
 } from '#test/support/http';

@@ -5,6 +5,7 @@
  */
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_REQUEST_BODY_BYTES } from '#core/http/request-guards';
 import { routes } from '#functions/routes';
 import { LOCAL_AUDIENCE } from '#lib/local/jwt';
 import {
@@ -436,12 +437,12 @@ describe('405', () => {
   const cases: [string, string, string[]][] = [
     // `/document` is also `/{id}`, so GET may be listed there too
     ['PATCH', '/document', ['POST', 'PUT']],
-    ['DELETE', '/document', ['POST', 'PUT']],
-    ['DELETE', `/folder/${id}`, ['GET']],
+    ['POST', `/folder/${id}`, ['DELETE', 'GET']],
     ['PUT', `/folder/${id}`, ['GET']],
     ['POST', `/document/${id}`, ['DELETE', 'GET']],
     ['PUT', '/', ['GET', 'POST']],
-    ['DELETE', `/${id}`, ['GET']],
+    ['POST', `/${id}`, ['DELETE', 'GET', 'PUT']],
+    ['PUT', `/${id}/trash`, ['DELETE', 'GET']],
     ['POST', `/folder/${id}/documents`, ['GET']],
   ];
 
@@ -486,29 +487,47 @@ describe('409 and 412', () => {
 describe('413', () => {
   const KiB = 1024;
 
-  it('rejects a request body over 512 KiB, whatever it holds', async () => {
-    const padded = `{"name":"x"${' '.repeat(512 * KiB)}}`;
+  it('rejects a request body over 2 MiB, whatever it holds', async () => {
+    const padded = `{"name":"x"${' '.repeat(2048 * KiB)}}`;
     expectProblem(await sendJsonText(user.api, 'POST', '/', padded), 413);
-    expectProblem(await user.api.post('/', { name: uniqueName(), description: 'd'.repeat(520 * KiB) }), 413);
-    expectProblem(await sendJsonText(user.api, 'POST', '/document', `{"broken ${'x'.repeat(600 * KiB)}`), 413); // before JSON syntax
+    expectProblem(await user.api.post('/', { name: uniqueName(), description: 'd'.repeat(2100 * KiB) }), 413);
+    expectProblem(await sendJsonText(user.api, 'POST', '/document', `{"broken ${'x'.repeat(2100 * KiB)}`), 413); // before JSON syntax
     expectProblem(
-      await user.api.request('POST', '/document', { raw: 'x'.repeat(600 * KiB), headers: { 'content-type': 'text/plain' } }),
+      await user.api.request('POST', '/document', { raw: 'x'.repeat(2100 * KiB), headers: { 'content-type': 'text/plain' } }),
       413,
     ); // before Content-Type
-    expectProblem(await user.api.put('/document', { id: doc.id, content: 'c'.repeat(600 * KiB) }), 413);
+    expectProblem(await user.api.put('/document', { id: doc.id, content: 'c'.repeat(2100 * KiB) }), 413);
+    const name = uniqueName('too-big');
+    const parentId = repo.rootFolderId;
+    expectProblem(
+      await sendJsonText(user.api, 'POST', '/folder', JSON.stringify({ parentId, name, padding: 'p'.repeat(2100 * KiB) })),
+      413,
+    ); // before validation
+    expect(await namesIn(user.api, parentId, 'folders')).not.toContain(name);
     await expectDocumentUnchanged();
   });
 
-  it('accepts a body of exactly 512 KiB', async () => {
+  it('accepts a body of exactly 2 MiB', async () => {
     const name = uniqueName();
     const head = `{"name":"${name}"`;
-    const exact = `${head}${' '.repeat(512 * KiB - head.length - 1)}}`;
-    expect(Buffer.byteLength(exact)).toBe(524_288);
+    const exact = `${head}${' '.repeat(2048 * KiB - head.length - 1)}}`;
+    expect(Buffer.byteLength(exact)).toBe(MAX_REQUEST_BODY_BYTES);
     expectJson(await sendJsonText(user.api, 'POST', '/', exact), 201);
     expectProblem(await sendJsonText(user.api, 'POST', '/', `${exact} `), 413);
   });
 
-  it('rejects content over 256 KiB of UTF-8 in a body under 512 KiB', async () => {
+  it('accepts any content within 256 KiB however JSON escapes it (newlines, control characters)', async () => {
+    const parent = await freshFolder();
+    // 262,144 bytes of content each: 512 KiB of body as `\n`, 1.5 MiB as `\u0001`.
+    for (const unit of ['\n', '\u0001']) {
+      const content = unit.repeat(256 * KiB);
+      const created = await user.api.post('/document', { folderId: parent.id, name: uniqueName(), content });
+      expectJson(created, 201);
+      expect(created.body.size).toBe(256 * KiB);
+    }
+  });
+
+  it('rejects content over 256 KiB of UTF-8 in a body under 2 MiB', async () => {
     const parent = await freshFolder();
     const tooBig = ['a'.repeat(256 * KiB + 1), '\u00e9'.repeat(128 * KiB + 1)]; // 262,145 and 262,146 bytes
     for (const content of tooBig) {

@@ -8,8 +8,9 @@ import { newId } from '#core/ids';
 import type { Caller } from '#core/resources';
 import { createDocument, getDocument, updateDocument } from '#core/store/documents';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/store/folders';
-import { documentKey, entryKey, folderKey, revisionKey } from '#core/store/keys';
-import { addMember, createRepository, getRepository, listRepositories } from '#core/store/repositories';
+import { contentKey, documentKey, entryKey, folderKey, revisionKey } from '#core/store/keys';
+import { putMember } from '#core/store/members';
+import { createRepository, getRepository, listRepositories } from '#core/store/repositories';
 import { trashDocument } from '#core/store/trash';
 import { createTestTable, rawItem, recordStoreRequests } from '#test/support/dynamodb';
 
@@ -149,12 +150,16 @@ describe('folders and documents', () => {
     const entry = await rawItem(entryKey('documents', repository.rootFolderId, 'notes.md'));
     expect(entry).toMatchObject({ id: document.id, version: 1 });
     expect(entry).not.toHaveProperty('content');
-    expect(await rawItem(revisionKey(document.id, 1))).toMatchObject({ version: 1, content: 'héllo', name: 'Notes.md' });
+    // The revision is small; the content it points at is an item of its own.
+    expect(await rawItem(revisionKey(document.id, 1))).toMatchObject({ version: 1, contentVersion: 1, name: 'Notes.md' });
+    expect(await rawItem(revisionKey(document.id, 1))).not.toHaveProperty('content');
+    expect(await rawItem(contentKey(document.id, 1))).toMatchObject({ content: 'héllo' });
 
     // A rename's revision points at the content it shares: no copy.
     await updateDocument(owner, { id: document.id, name: 'Renamed.md' }, {});
     expect(await rawItem(revisionKey(document.id, 2))).toMatchObject({ version: 2, name: 'Renamed.md', contentVersion: 1 });
     expect(await rawItem(revisionKey(document.id, 2))).not.toHaveProperty('content');
+    expect(await rawItem(contentKey(document.id, 2))).toBeUndefined();
 
     await trashDocument(owner, document.id, {});
     expect(await rawItem(documentKey(document.id))).toMatchObject({ trash: { root: document.id } });
@@ -221,8 +226,8 @@ describe('creates: one transaction whose conditions decide the answer', () => {
     const editor = newCaller();
     const stranger = newCaller();
     const repository = await createRepository(owner, { name: 'R', description: '' });
-    await addMember(repository.id, viewer.userId, 'viewer');
-    await addMember(repository.id, editor.userId, 'editor');
+    await putMember(owner, repository.id, viewer.userId, 'viewer');
+    await putMember(owner, repository.id, editor.userId, 'editor');
     const folder = await createFolder(owner, { parentId: repository.rootFolderId, name: 'Sub' });
     await newDocument(owner, folder.id, 'taken.txt');
     return { owner, viewer, editor, stranger, repository, folder };
@@ -247,12 +252,22 @@ describe('creates: one transaction whose conditions decide the answer', () => {
     const document = (caller: Caller, folderId: string, name = 'taken.txt') => newDocument(caller, folderId, name);
     const subFolder = (caller: Caller, parentId: string, name = 'taken.txt') => createFolder(caller, { parentId, name });
 
-    for (const create of [document, subFolder]) {
-      expect(await attempt(() => create(stranger, folder.id))).toEqual(one(404)); // not a member, though the name is taken
-      expect(await attempt(() => create(viewer, missing))).toEqual(one(404)); // a member, but no such folder
-      expect(await attempt(() => create(viewer, folder.id))).toEqual(one(403)); // may not write, though the name is taken
-      expect(await attempt(() => create(editor, missing))).toEqual(one(404));
-      expect(await attempt(() => create(editor, folder.id, 'TAKEN.TXT'))).toEqual(one(409));
+    // A document is created by its one transaction; a folder reads its parent first (its depth),
+    // so it refuses a stranger, a viewer and a missing folder from that read, without writing.
+    const kinds = [
+      { create: document, refused: (status: number) => one(status), clash: one(409) },
+      {
+        create: subFolder,
+        refused: (status: number) => ({ status, requests: ['BatchGetItem'] }),
+        clash: { status: 409, requests: ['BatchGetItem', 'TransactWriteItems'] },
+      },
+    ];
+    for (const { create, refused, clash } of kinds) {
+      expect(await attempt(() => create(stranger, folder.id))).toEqual(refused(404)); // not a member, though the name is taken
+      expect(await attempt(() => create(viewer, missing))).toEqual(refused(404)); // a member, but no such folder
+      expect(await attempt(() => create(viewer, folder.id))).toEqual(refused(403)); // may not write, though the name is taken
+      expect(await attempt(() => create(editor, missing))).toEqual(refused(404));
+      expect(await attempt(() => create(editor, folder.id, 'TAKEN.TXT'))).toEqual(clash);
       // Ids that cannot be a folder's are refused without asking DynamoDB.
       for (const id of ['nope', 'x'.repeat(64), newId().slice(1)]) {
         expect(await attempt(() => create(editor, id))).toEqual({ status: 404, requests: [] });
@@ -261,14 +276,8 @@ describe('creates: one transaction whose conditions decide the answer', () => {
     // A 22-character id that is not a repository's root folder (e.g. a folder made before ids
     // carried their repository) fails the folder condition: 404, not a write elsewhere.
     expect(await attempt(() => document(editor, newId()))).toEqual(one(404));
-    expect(
-      await attempt(() =>
-        subFolder(
-          editor,
-          repository.id.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')),
-        ),
-      ),
-    ).toEqual(one(404));
+    const otherRepository = repository.id.replace(/^./, (c) => (c === 'A' ? 'B' : 'A'));
+    expect(await attempt(() => subFolder(editor, otherRepository))).toEqual({ status: 404, requests: ['BatchGetItem'] });
   });
 
   it('refuses a client id that exists with 409, but never tells a stranger', async () => {

@@ -213,6 +213,30 @@ export async function getDocument(api: Api, id: string): Promise<Document> {
     .body as Document;
 }
 
+/** Gives `userId` a role in the repository through the API (PUT /{id}/members/{userId}); 201 or 200. */
+export async function setRole(
+  owner: Api,
+  repositoryId: string,
+  userId: string,
+  role: 'owner' | 'editor' | 'viewer',
+): Promise<HttpResponse> {
+  const res = await Api.from(
+    `PUT /${repositoryId}/members/${userId}`,
+    owner.client.PUT('/{id}/members/{userId}', { params: { path: { id: repositoryId, userId } }, body: { role } }),
+  );
+  if (res.status !== 201 && res.status !== 200) throw new Error(`${res.request}: expected 201 or 200, got ${res.status} ${res.text}`);
+  return res;
+}
+
+/** Removes a member through the API (DELETE /{id}/members/{userId}); 204. */
+export async function removeMember(api: Api, repositoryId: string, userId: string): Promise<void> {
+  const res = await Api.from(
+    `DELETE /${repositoryId}/members/${userId}`,
+    api.client.DELETE('/{id}/members/{userId}', { params: { path: { id: repositoryId, userId } } }),
+  );
+  ensure(res, 204);
+}
+
 /** Follows `nextToken` to the end of a list; every page must be a 200. */
 export async function listAll<T = { id: string; name: string }>(
   api: Api,
@@ -287,9 +311,14 @@ export const problemType = {
   412: 'urn:problem-type:documents:precondition-failed',
   413: 'urn:problem-type:documents:payload-too-large',
   415: 'urn:problem-type:documents:unsupported-media-type',
+  410: 'urn:problem-type:documents:cursor-expired',
+  422: 'urn:problem-type:documents:idempotency-key-reused',
+  503: 'urn:problem-type:documents:unavailable',
+  idempotencyKeyReused: 'urn:problem-type:documents:idempotency-key-reused',
+  requestInProgress: 'urn:problem-type:documents:request-in-progress',
 } as const;
 
-type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 409 | 412 | 413 | 415;
+type ProblemStatus = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 412 | 413 | 415 | 422 | 503;
 
 /** Traces of internals an error body must never show: stack frames, source paths. */
 const INTERNALS = /(\n|\\n)\s*at\s|\bat \S+ \([^)]*:\d+:\d+\)|\bat (file|node):|\.(ts|js|mjs|cjs):\d+|node_modules|\/work\//;

@@ -15,6 +15,17 @@ describe('the caller', () => {
   it('is refused (401) without a usable subject', () => {
     for (const sub of [undefined, '', 42, 'a'.repeat(256), 'bad\ud800']) expect(statusOf(() => callerOf(eventWithSub(sub)))).toBe(401);
   });
+
+  it('is any sub a member can be named by: 255 characters counted in code points, no control characters', () => {
+    expect(callerOf(eventWithSub('\u{1F600}'.repeat(255)))).toEqual({ userId: '\u{1F600}'.repeat(255) }); // 510 UTF-16 units
+    expect(callerOf(eventWithSub('auth0|bob@example.com: Zoë'))).toEqual({ userId: 'auth0|bob@example.com: Zoë' });
+    for (const sub of ['\u{1F600}'.repeat(256), 'a\u0000', 'tab\there', 'a\u0085', 'a\u007f']) {
+      expect(
+        statusOf(() => callerOf(eventWithSub(sub))),
+        JSON.stringify(sub),
+      ).toBe(401);
+    }
+  });
 });
 
 describe('roles', () => {

@@ -55,10 +55,10 @@ describe('route matching (functions/routes.ts)', () => {
 
   it('sends unmatched requests to $default: 404 (unknown path) vs 405 (known path)', () => {
     // $default, and the fallback decides with allowedMethods: empty is 404, else 405 + Allow.
-    expect(routeOf('DELETE', '/folder/x')).toBe('$default');
-    expect(allowedMethods('/folder/x')).toEqual(['GET']);
+    expect(routeOf('POST', '/folder/x')).toBe('$default');
+    expect(allowedMethods('/folder/x')).toEqual(['DELETE', 'GET']);
     expect(routeOf('PATCH', '/document')).toBe('$default');
-    expect(allowedMethods('/document')).toEqual(['GET', 'POST', 'PUT']); // GET via /{id}
+    expect(allowedMethods('/document')).toEqual(['DELETE', 'GET', 'POST', 'PUT']); // GET, PUT, DELETE via /{id}
     expect(routeOf('DELETE', '/')).toBe('$default');
     expect(allowedMethods('/')).toEqual(['GET', 'POST']);
     expect(routeOf('GET', '/a/b/c/d')).toBe('$default');
@@ -71,6 +71,21 @@ describe('route matching (functions/routes.ts)', () => {
 
   it('decodes path parameters', () => {
     expect(routeOf('GET', '/document/a%20b')).toEqual({ key: 'GET /document/{id}', params: { id: 'a b' } });
+  });
+
+  it('routes the decoded path, as API Gateway does: %2F is a `/`, so no parameter holds one', () => {
+    const members = 'PUT /{id}/members/{userId}';
+    expect(routeOf('PUT', '/r/members/auth0%7Cbob%40x.com%3A%20Zo%C3%AB')).toEqual({
+      key: members,
+      params: { id: 'r', userId: 'auth0|bob@x.com: Zoë' },
+    });
+    expect(routeOf('PUT', '/r/members/auth0|bob@x.com:')).toEqual({ key: members, params: { id: 'r', userId: 'auth0|bob@x.com:' } });
+    expect(routeOf('PUT', '/r/members/a+b%2Bc%25')).toEqual({ key: members, params: { id: 'r', userId: 'a+b+c%' } });
+    expect(routeOf('PUT', '/r/members/a%2Fb')).toBe('$default');
+    expect(routeOf('GET', '/r%2Ffolder')).toEqual({ key: 'GET /{id}/folder', params: { id: 'r' } });
+    expect(routeOf('GET', '/%66older/x')).toEqual({ key: 'GET /folder/{id}', params: { id: 'x' } });
+    // Not valid percent-encoding: the segment as sent.
+    expect(routeOf('PUT', '/r/members/%E0%A4%A')).toEqual({ key: members, params: { id: 'r', userId: '%E0%A4%A' } });
   });
 });
 

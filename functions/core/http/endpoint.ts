@@ -38,16 +38,36 @@ export interface EndpointRequest<O extends JsonOperation> {
 /** What `run` returns: the success body the operation declares (for a 204, whatever it returns is dropped). */
 export type SuccessBody<O extends JsonOperation> = O['success']['body'] extends infer N extends ResourceName ? ResourceOf<N> : unknown;
 
+const CREATED = Symbol('created');
+/** A body to answer with 201 rather than the declared status (operations that declare `created`). */
+export interface Created<T> {
+  [CREATED]: true;
+  body: T;
+}
+export const created = <T>(body: T): Created<T> => ({ [CREATED]: true, body });
+const isCreated = (result: unknown): result is Created<unknown> => typeof result === 'object' && result !== null && CREATED in result;
+
 const baseHeaders = { 'Cache-Control': 'no-store' };
 
-/** The success answer: the declared status, `ETag` and `Location` filled from the body. */
-function successResult(success: JsonSuccess, body: unknown): Result {
-  if (success.body === undefined) return { statusCode: success.status, headers: baseHeaders };
+/**
+ * The success answer: the declared status, `ETag` and `Location` filled from the body; or, for
+ * `created(body)`, 201 with `Location` filled from the path parameters (percent-encoded).
+ */
+function successResult(success: JsonSuccess, result: unknown, params: Record<string, string | undefined>): Result {
+  const made = isCreated(result) && success.created !== undefined;
+  if (isCreated(result) && !made) throw new Error('created() from an operation that declares no `created`');
+  const body = made ? (result as Created<unknown>).body : result;
+  const status = made ? 201 : success.status;
+  if (success.body === undefined) return { statusCode: status, headers: baseHeaders };
   const fields = body as Record<string, unknown>;
   const headers: Record<string, string> = { 'Content-Type': 'application/json; charset=utf-8', ...baseHeaders };
   if (success.etag) headers.ETag = `"${fields.version}"`;
-  if (success.location) headers.Location = success.location.replace(/\{(\w+)\}/g, (_, field: string) => String(fields[field]));
-  return { statusCode: success.status, headers, body: JSON.stringify(body) };
+  if (made) {
+    headers.Location = success.created!.location.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  } else if (success.location) {
+    headers.Location = success.location.replace(/\{(\w+)\}/g, (_, field: string) => String(fields[field]));
+  }
+  return { statusCode: status, headers, body: JSON.stringify(body) };
 }
 
 /** Turns whatever was thrown into problem+json; 5xx are logged with their cause, never returned. */
@@ -87,14 +107,32 @@ const jsonParserOptions: Parameters<typeof httpJsonBodyParser>[0] & { disableCon
   disableContentTypeCheck: true,
 };
 
-export function endpoint<O extends JsonOperation>(operation: O, run: (request: EndpointRequest<O>) => Promise<SuccessBody<O>>) {
+/**
+ * `middlewares` run after the request guards and before the body is parsed (Idempotency-Key:
+ * ./write-endpoint.ts). A 4xx is the handler's own answer (returned, not thrown), so a
+ * middleware that keeps answers (idempotency) keeps it too; a 5xx or 429 is thrown.
+ */
+export function endpoint<O extends JsonOperation>(
+  operation: O,
+  run: (request: EndpointRequest<O>) => Promise<SuccessBody<O> | Created<SuccessBody<O>>>,
+  middlewares: MiddlewareObj[] = [],
+) {
   const stack = middy<Event, Result>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(accessLog())
     .use(problemErrors())
-    .use(requestGuards({ jsonBody: operation.body !== undefined }));
+    .use(requestGuards({ jsonBody: operation.body !== undefined, bodyOptional: operation.bodyOptional === true }));
+  for (const middleware of middlewares) stack.use(middleware as MiddlewareObj<Event, Result>);
   if (operation.body) stack.use(httpJsonBodyParser(jsonParserOptions));
   const handler = stack.handler(async (event) => {
+    try {
+      return await answer(event);
+    } catch (error) {
+      if (error instanceof HttpError && error.status < 500 && error.status !== 429) return problemResponse(error);
+      throw error;
+    }
+  });
+  async function answer(event: Event): Promise<Result> {
     const caller = callerOf(event);
     const input = validateInput(operation, { params: event.pathParameters, query: event.queryStringParameters, body: event.body });
     const headers = event.headers ?? {};
@@ -104,8 +142,8 @@ export function endpoint<O extends JsonOperation>(operation: O, run: (request: E
       ...(version === undefined ? {} : { version }),
     };
     const body = await run({ caller, ...(input as Pick<EndpointRequest<O>, 'params' | 'query' | 'body'>), precondition, headers });
-    return successResult(operation.success, body);
-  });
+    return successResult(operation.success, body, event.pathParameters ?? {});
+  }
   // Outside middy, so the access log sees every DynamoDB request the invocation made.
   return async (event: Event, context: Context): Promise<Result> => (await measured(() => handler(event, context))).result;
 }

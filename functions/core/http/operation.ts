@@ -33,6 +33,12 @@ export interface JsonSuccess {
   etag?: boolean;
   /** `Location` of a 201: a path template filled from the body (`/document/{id}`). */
   location?: string;
+  /**
+   * A PUT that may make what it names answers 201 (with `Location`: the request's own path,
+   * `{param}`s filled from the path parameters) when it did, `status` otherwise: its `run`
+   * returns `created(body)` for the 201 (core/http/endpoint.ts).
+   */
+  created?: { description: string; location: string };
 }
 
 /** A public document of another media type (the API reference routes). */
@@ -52,6 +58,8 @@ export interface Operation {
   query?: z.core.$ZodObject;
   /** The JSON body; its OpenAPI component is named after the route (`CreateDocumentRequest`). */
   body?: z.core.$ZodType;
+  /** The body may be left out altogether (no bytes): it is then taken as `{}`. */
+  bodyOptional?: boolean;
   /** Takes `If-Match` (docs/api.md). */
   ifMatch?: boolean;
   success: JsonSuccess | DocumentSuccess;

@@ -1,18 +1,24 @@
 /**
- * Checks on the raw request before its body is parsed: size (413) and media type (415).
- * Runs before the JSON parser, so by the time the parser fails the only explanation left
- * is malformed JSON (400).
+ * Checks on the raw request before its body is parsed: size (413), media type (415), and the
+ * JSON text itself (UTF-8, no key given twice: ./json-text.ts). Runs before the JSON parser,
+ * so by the time the parser fails the only explanation left is malformed JSON (400).
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { HttpError } from '#core/errors';
+import { bodyText, duplicateKey } from './json-text';
 
-export const MAX_REQUEST_BODY_BYTES = 512 * 1024;
+/**
+ * 2 MiB: `content` may be 256 KiB of UTF-8, and JSON may write one byte as six (`\u0001`), so
+ * content within its own limit can take 1.5 MiB of body however it is escaped; the rest is room
+ * for the other fields.
+ */
+export const MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024;
 
 const jsonMediaType = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
 const charsetParameter = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
-export function requestGuards(options: { jsonBody: boolean }): MiddlewareObj<APIGatewayProxyEventV2> {
+export function requestGuards(options: { jsonBody: boolean; bodyOptional?: boolean }): MiddlewareObj<APIGatewayProxyEventV2> {
   return {
     before: ({ event }) => {
       const body = event.body ?? '';
@@ -21,6 +27,12 @@ export function requestGuards(options: { jsonBody: boolean }): MiddlewareObj<API
         throw new HttpError('payload-too-large', `The request body is ${bytes} bytes; the limit is ${MAX_REQUEST_BODY_BYTES}.`);
       }
       if (!options.jsonBody) return;
+      // No body at all where the operation allows that: as if `{}` was sent, whatever Content-Type says.
+      if (options.bodyOptional && body === '') {
+        event.body = '{}';
+        event.isBase64Encoded = false;
+        return;
+      }
       const contentType = event.headers?.['content-type'];
       if (!contentType || !jsonMediaType.test(contentType)) {
         throw new HttpError('unsupported-media-type', 'The request body must be JSON (Content-Type: application/json).');
@@ -30,6 +42,12 @@ export function requestGuards(options: { jsonBody: boolean }): MiddlewareObj<API
         throw new HttpError('unsupported-media-type', 'JSON must be encoded as UTF-8.');
       }
       if (body === '') throw new HttpError('malformed-json', 'The request body is empty; a JSON object is required.');
+      const text = bodyText(body, event.isBase64Encoded);
+      const twice = duplicateKey(text);
+      if (twice !== undefined)
+        throw new HttpError('malformed-json', `The request body names the key ${JSON.stringify(twice)} twice in one object.`);
+      event.body = text;
+      event.isBase64Encoded = false;
     },
   };
 }

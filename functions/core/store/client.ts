@@ -23,21 +23,31 @@ export type Item = Record<string, unknown>;
 /** One action of a TransactWriteItems request. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
+let base: DynamoDBClient | undefined;
 let client: DynamoDBDocumentClient | undefined;
 
-/** Created on first use, from the environment: TABLE_NAME, and DYNAMODB_ENDPOINT locally. */
-export function db(): DynamoDBDocumentClient {
-  if (client) return client;
-  const base = new DynamoDBClient({
+/**
+ * The low-level client, created on first use from the environment (DYNAMODB_ENDPOINT locally).
+ * Every request through it reports its consumed capacity for the per-request access log: the
+ * store's (through the document client below) and the idempotency records' alike.
+ */
+export function dynamodb(): DynamoDBClient {
+  if (base) return base;
+  base = new DynamoDBClient({
     endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+    // DynamoDB answers in milliseconds (a contended transaction in well under a second): an
+    // attempt that takes 3 s will not answer. Three attempts of at most 1 s to connect and 3 s
+    // to answer, with the SDK's backoff, give up in about 10 s, so a handler answers 503 itself
+    // well inside its 20 s timeout (lib/function-settings.ts) and API Gateway's 30 s, instead
+    // of being cut off (which API Gateway reports as a bare 500).
     maxAttempts: 3,
-    // Answer 503 well before API Gateway's 30 s limit when the database does not answer.
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
+    // Without throwOnRequestTimeout this SDK only logs a warning when requestTimeout passes, and
+    // the request waits on: a database that accepts connections and never answers hung requests
+    // until API Gateway gave up (test/e2e/faults.test.ts).
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
   });
-  client = DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
-  // Every request reports its consumed capacity, for the per-request access log. Added at
-  // `initialize`, outside the SDK's retries: one record per request the store makes.
-  client.middlewareStack.add(
+  // At `initialize`, outside the SDK's retries: one record per request made.
+  base.middlewareStack.add(
     (next, context) => async (args) => {
       (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = 'TOTAL';
       const operation = (context.commandName ?? '').replace(/Command$/, '');
@@ -52,6 +62,12 @@ export function db(): DynamoDBDocumentClient {
     },
     { step: 'initialize', name: 'storeMetrics' },
   );
+  return base;
+}
+
+/** The document client the store speaks through: plain values in and out. */
+export function db(): DynamoDBDocumentClient {
+  client ??= DynamoDBDocumentClient.from(dynamodb(), { marshallOptions: { removeUndefinedValues: true } });
   return client;
 }
 

@@ -1,12 +1,14 @@
 /**
  * Documents. A document is written with its entry in the folder (without content, for lists)
  * and the revision of its version, in one transaction: no version ever exists without its
- * revision. A revision holds content only when the content changed at that version; a rename
- * or a move points at the revision that holds it (`contentVersion`), copying nothing.
+ * revision. A revision is a small item (its metadata, and `contentVersion`: the version whose
+ * content it has); content goes into an item of its own only at a version that changed it, so a
+ * rename or a move copies nothing, and listing revisions never reads content.
  */
 import { authorize } from '../auth';
 import { conflict, notFound } from '../errors';
 import { newDocumentId, now } from '../ids';
+import { REVISIONS_KEPT } from '../limits';
 import { nameKey } from '../names';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Caller, ChangeType, Document, DocumentSummary } from '../resources';
@@ -14,7 +16,7 @@ import { ACCESS_STEP, explainAccess, readWithRole, roleCheck } from './access';
 import { recordChange } from './changes';
 import { type Condition, ConditionFailed, check, type Item, itemIsAbsent, optimistically, put, remove, transactWrite } from './client';
 import { claimName, liveFolderIn, nameConflict, nameTaken, repositoryOfFolder, type TrashMark } from './folders';
-import { documentKey, entryKey, folderKey, revisionKey } from './keys';
+import { contentKey, documentKey, entryKey, folderKey, type Key, revisionKey } from './keys';
 import { checkMoveTarget, targetKeys } from './move-target';
 import { resourceOf } from './records';
 
@@ -27,20 +29,25 @@ const entryOf = (document: Document): DocumentSummary => {
   return summary;
 };
 
-/** The revision of a version: its metadata, and content only if the content changed at it. */
-const revisionItem = (document: Document, contentVersion: number) => ({
-  ...revisionKey(document.id, document.version),
-  version: document.version,
-  name: document.name,
-  contentType: document.contentType,
-  size: document.size,
-  updatedAt: document.updatedAt,
-  updatedBy: document.updatedBy,
-  ...(contentVersion === document.version ? { content: document.content } : { contentVersion }),
+/** The steps that write a version's revision, and its content when the content changed at it. */
+export const revisionSteps = (document: Document, contentVersion: number) => ({
+  revision: put({
+    ...revisionKey(document.id, document.version),
+    version: document.version,
+    name: document.name,
+    contentType: document.contentType,
+    size: document.size,
+    updatedAt: document.updatedAt,
+    updatedBy: document.updatedBy,
+    contentVersion,
+  }),
+  ...(contentVersion === document.version
+    ? { content: put({ ...contentKey(document.id, document.version), content: document.content }) }
+    : {}),
 });
 
 /** A document and the caller's role in its repository. A document in the trash is missing. */
-export async function readDocument(caller: Caller, id: string, extraKeys: ReturnType<typeof folderKey>[] = []) {
+export async function readDocument(caller: Caller, id: string, extraKeys: Key[] = []) {
   const { item, role, lookup } = await readWithRole(caller, documentKey(id), id, extraKeys);
   const stored = item && !item.trash ? (item as Item & StoredDocument) : undefined;
   return { stored, role: stored ? role : undefined, lookup };
@@ -65,7 +72,7 @@ export interface NewDocument {
  * in the trash) and the caller's role decide 404 and 403, the name entry and a client-chosen
  * id 409.
  */
-export function createDocument(caller: Caller, input: NewDocument): Promise<Document> {
+export async function createDocument(caller: Caller, input: NewDocument): Promise<Document> {
   const key = nameKey(input.name);
   const repositoryId = repositoryOfFolder(input.folderId);
   return optimistically(async () => {
@@ -89,7 +96,7 @@ export function createDocument(caller: Caller, input: NewDocument): Promise<Docu
         folder: check(folderKey(input.folderId), liveFolderIn(repositoryId)),
         [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
         document: put({ ...documentKey(document.id), ...document, nameKey: key, contentVersion: 1 }, itemIsAbsent),
-        revision: put(revisionItem(document, 1)),
+        ...revisionSteps(document, 1),
         ...claimName('documents', input.folderId, key, entryOf(document)),
         change: recordChange(repositoryId, changeOf('created', document, at, caller)),
       });
@@ -126,6 +133,16 @@ export interface DocumentUpdate {
 }
 
 /**
+ * Changes that depend on what is read (a revision restore): more items to read with the
+ * document, and the changes made from them, decided before the caller's role and the
+ * precondition (a missing revision is 404 like a missing document).
+ */
+export interface DerivedUpdate {
+  keys: Key[];
+  changes: (stored: StoredDocument, lookup: (key: Key) => Item | undefined) => Promise<Pick<DocumentUpdate, 'content' | 'contentType'>>;
+}
+
+/**
  * PUT /document (and a revision restore): one read (the document, the caller's role, the
  * target folder of a move), then one transaction asserting what was read: the version, the
  * entry, the caller still a writer, the folders still there and not in the trash.
@@ -134,24 +151,27 @@ export function updateDocument(
   caller: Caller,
   changes: DocumentUpdate,
   precondition: Precondition,
-  options: { changeType?: ChangeType } = {},
+  options: { changeType?: ChangeType; derive?: DerivedUpdate } = {},
 ): Promise<Document> {
+  const { derive } = options;
   return optimistically(async () => {
-    const { stored, role, lookup } = await readDocument(caller, changes.id, changes.folderId ? targetKeys(caller, changes.folderId) : []);
+    const targets = changes.folderId ? targetKeys(caller, changes.folderId) : [];
+    const { stored, role, lookup } = await readDocument(caller, changes.id, [...targets, ...(derive?.keys ?? [])]);
+    const update = derive && stored && role ? { ...changes, ...(await derive.changes(stored, lookup)) } : changes;
     authorize(role, 'write', 'Document');
     checkPrecondition(precondition, stored!.version);
     const { repositoryId } = stored!;
-    const folderId = changes.folderId ?? stored!.folderId;
+    const folderId = update.folderId ?? stored!.folderId;
     const moving = folderId !== stored!.folderId;
     if (moving) checkMoveTarget(caller, lookup, folderId, repositoryId);
-    const contentChanged = changes.content !== undefined && changes.content !== stored!.content;
-    const content = changes.content ?? stored!.content;
+    const contentChanged = update.content !== undefined && update.content !== stored!.content;
+    const content = update.content ?? stored!.content;
     const at = now();
     const next: Document = {
       ...resourceOf<Document>(stored!),
-      name: changes.name ?? stored!.name,
+      name: update.name ?? stored!.name,
       content,
-      contentType: changes.contentType ?? stored!.contentType,
+      contentType: update.contentType ?? stored!.contentType,
       folderId,
       size: Buffer.byteLength(content, 'utf8'),
       version: stored!.version + 1,
@@ -159,14 +179,16 @@ export function updateDocument(
       updatedBy: caller.userId,
     };
     const contentVersion = contentChanged ? next.version : stored!.contentVersion;
+    // Past the revisions it must keep, each write asks the worker to reclaim older ones (filters.ts).
+    const prune = next.version > REVISIONS_KEPT ? { pruneRevisions: true } : {};
     const key = nameKey(next.name);
     const renamed = key !== stored!.nameKey || next.name !== stored!.name;
     const entryMoves = moving || key !== stored!.nameKey;
     const type = options.changeType ?? (moving ? 'moved' : renamed ? 'renamed' : 'updated');
     try {
       await transactWrite({
-        document: put({ ...documentKey(next.id), ...next, nameKey: key, contentVersion }, versionIs(stored!.version)),
-        revision: put(revisionItem(next, contentVersion)),
+        document: put({ ...documentKey(next.id), ...next, nameKey: key, contentVersion, ...prune }, versionIs(stored!.version)),
+        ...revisionSteps(next, contentVersion),
         // The folder it is in (and, for a move, the one it goes to) must not be in the trash.
         folder: check(folderKey(stored!.folderId), liveFolderIn(repositoryId)),
         ...(moving ? { target: check(folderKey(folderId), liveFolderIn(repositoryId)) } : {}),
@@ -183,7 +205,10 @@ export function updateDocument(
       if (!(error instanceof ConditionFailed)) throw error;
       explainAccess(error, caller, 'write', 'Document');
       if (nameTaken(error)) throw nameConflict(next.name);
-      throw error; // the document, its folders or its entry changed since the read: read again
+      // Its folder went to the trash (so did it, even before it is marked), or the target did.
+      if (error.failed.has('folder')) throw notFound('Document');
+      if (error.failed.has('target')) throw notFound('Folder');
+      throw error; // the document or its entry changed since the read: read again
     }
     return next;
   });

@@ -2,7 +2,7 @@
  * Key shapes of the single table — the only module that knows them. See docs/data-model.md.
  *
  *   REPO#<repoId>        REPO                         repository
- *   REPO#<repoId>        MEMBER#<userId>              member (listed by user id)
+ *   REPO#<repoId>        M#<userId>                   member (listed by user id)
  *   REPO#<repoId>        TRASH#<deletedAt>#<itemId>   trash record (listed newest first)
  *   ACL#<repoId>#<nn>    ACL                          roles of the members whose id hashes to bucket nn
  *   USER#<userId>        REPO#<nameKey>\x01<repoId>   membership (the user's repositories, by name)
@@ -11,13 +11,16 @@
  *   FOLDER#<folderId>    F#<nameKey>                  sub folder entry (a copy of the sub folder)
  *   FOLDER#<folderId>    D#<nameKey>                  document entry (the document without content)
  *   DOC#<docId>          DOC                          document, with content
- *   DOC#<docId>          REV#<version>                revision (10 digits, so versions sort as numbers)
+ *   DOC#<docId>          REV#<version>                revision: a version's metadata (10 digits, so versions sort as numbers)
+ *   DOC#<docId>          CONTENT#<version>            the content a version set, until the next version that changed it
  *   FEED#<repoId>        P#<uuid>                     change written by a request, not yet in the feed
  *   FEED#<repoId>        S#<seq>                      change in the feed (12 digits)
  *   FEED#<repoId>        SEQ                          the feed's last sequence number
  *   TASK#<taskId>        TASK                         background work (a subtree to trash, restore, purge…)
- *   META                 SCHEMA                       the version of this layout
+ *   META                 LAYOUT                       the version of this layout (lib/local/layout-version.ts)
  */
+import { createHash } from 'node:crypto';
+
 export interface Key {
   PK: string;
   SK: string;
@@ -34,19 +37,29 @@ export const trashKey = (repositoryId: string, deletedAt: string, itemId: string
   PK: `REPO#${repositoryId}`,
   SK: `${TRASH_PREFIX}${deletedAt}#${itemId}`,
 });
+/** When the item of a trash record's sort key was deleted (ISO 8601: no `#` in it). */
+export const deletedAtOfTrashKey = (sortKey: string) => sortKey.slice(TRASH_PREFIX.length, sortKey.lastIndexOf('#'));
 export const folderKey = (folderId: string): Key => ({ PK: `FOLDER#${folderId}`, SK: 'FOLDER' });
 export const documentKey = (documentId: string): Key => ({ PK: `DOC#${documentId}`, SK: 'DOC' });
 export const revisionKey = (documentId: string, version: number): Key => ({
   PK: `DOC#${documentId}`,
   SK: `${REVISION_PREFIX}${String(version).padStart(10, '0')}`,
 });
+/** The content written at `version` (revisions that kept it point here: `contentVersion`). */
+export const contentKey = (documentId: string, version: number): Key => ({
+  PK: `DOC#${documentId}`,
+  SK: `${CONTENT_PREFIX}${String(version).padStart(10, '0')}`,
+});
 export const profileKey = (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'PROFILE' });
-export const schemaKey: Key = { PK: 'META', SK: 'SCHEMA' };
 export const taskKey = (taskId: string): Key => ({ PK: `TASK#${taskId}`, SK: 'TASK' });
 
-export const MEMBER_PREFIX = 'MEMBER#';
+/** Short: a user id may take 1,020 bytes of UTF-8 (255 four-byte characters), a sort key 1,024. */
+export const MEMBER_PREFIX = 'M#';
 export const TRASH_PREFIX = 'TRASH#';
 export const REVISION_PREFIX = 'REV#';
+export const CONTENT_PREFIX = 'CONTENT#';
+/** The highest version a revision key holds (10 digits). */
+export const MAX_REVISION = 9_999_999_999;
 export const MEMBERSHIP_PREFIX = 'REPO#';
 
 // ---------------------------------------------------------------------------------------------
@@ -106,8 +119,21 @@ export const entryPrefix: Record<EntryKind, string> = { folders: 'F#', documents
 export const ENTRIES_RANGE = { from: 'D#', to: 'F$' } as const;
 export const entryKey = (kind: EntryKind, folderId: string, nameKey: string): Key => ({
   PK: `FOLDER#${folderId}`,
-  SK: `${entryPrefix[kind]}${nameKey}`,
+  SK: `${entryPrefix[kind]}${fittingNameKey(nameKey, MAX_SORT_KEY_BYTES - entryPrefix[kind].length)}`,
 });
+
+/**
+ * A name key within `maxBytes` of UTF-8. Case folding can triple a name's bytes (`ΰ` is three
+ * code points folded), so 255 characters may fold to 1,530 bytes: past DynamoDB's 1,024-byte
+ * sort key. Such a key keeps its first bytes (whole characters), then NAME_END and a SHA-256 of
+ * the whole key: equal names still clash, different ones never do, and order holds up to the
+ * cut.
+ */
+export function fittingNameKey(nameKey: string, maxBytes: number): string {
+  if (Buffer.byteLength(nameKey) <= maxBytes) return nameKey;
+  const digest = createHash('sha256').update(nameKey).digest('base64url');
+  return `${utf8Prefix(nameKey, maxBytes - NAME_END.length - digest.length)}${NAME_END}${digest}`;
+}
 
 // ---------------------------------------------------------------------------------------------
 // The change feed of a repository.

@@ -8,14 +8,15 @@ import type { Item } from './client';
 
 /**
  * Attributes that are never part of a resource: keys, the name key names clash on, a folder's
- * depth, trash marks, counters and links the store keeps on repositories and members, and a
- * revision's pointer to the content it shares.
+ * depth and path, trash marks, counters and links the store keeps on repositories and members, a
+ * revision's pointer to the content it shares, and a document's request to prune its revisions.
  */
 const bookkeeping: ReadonlySet<string> = new Set([
   'PK',
   'SK',
   'nameKey',
   'depth',
+  'path',
   'trash',
   'memberCount',
   'ownerCount',
@@ -25,6 +26,7 @@ const bookkeeping: ReadonlySet<string> = new Set([
   'token',
   'expiresAt',
   'contentVersion',
+  'pruneRevisions',
 ]);
 
 /** The resource an item holds; `also` names attributes this kind of item keeps besides. */

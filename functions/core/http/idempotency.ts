@@ -1,0 +1,119 @@
+/**
+ * `Idempotency-Key` on POST, PUT and DELETE (docs/api.md: Retries): a repeat of a request with
+ * the same key, by the same user, within 24 hours, gets the first answer again (status, headers
+ * and body) and changes nothing; the same key with another request is 422; while the first is
+ * still running, a repeat is 409. Powertools for AWS Lambda's idempotency utility does the work
+ * (its middy middleware and DynamoDB persistence layer), in the service's own table:
+ *
+ * - a record per user and key, `IDEMPOTENCY#<hash>` (not one partition for all: Powertools'
+ *   default with a sort key would put every record of the service in one partition key);
+ * - the first answer is stored for 2xx and 4xx (a 409 or 412 is the answer to that request); a
+ *   5xx or 429 is not, so a retry after one really runs again;
+ * - stored answers are brotli-compressed: a document's body may pass DynamoDB's 400 KB item
+ *   limit as JSON, never compressed;
+ * - records expire through the table's TTL attribute.
+ */
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
+import { IdempotencyConfig, IdempotencyItemAlreadyExistsError } from '@aws-lambda-powertools/idempotency';
+import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
+import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { invalidField } from '../errors';
+import { dynamodb, tableName } from '../store/client';
+
+export const IDEMPOTENCY_HOURS = 24;
+/** 1–255 printable ASCII characters (docs/api.md). */
+const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
+
+/** Powertools' DynamoDB records, in this table's layout, with compressed answers. */
+class TableIdempotencyStore extends DynamoDBPersistenceLayer {
+  protected override getKey(idempotencyKey: string) {
+    return marshall({ PK: `IDEMPOTENCY#${idempotencyKey}`, SK: 'IDEMPOTENCY' });
+  }
+
+  protected override async _updateRecord(record: IdempotencyRecord): Promise<void> {
+    if (record.responseData !== undefined) {
+      record.responseData = { brotli: brotliCompressSync(JSON.stringify(record.responseData)).toString('base64') };
+    }
+    await super._updateRecord(record);
+  }
+
+  protected override async _getRecord(idempotencyKey: string): Promise<IdempotencyRecord> {
+    return expanded(await super._getRecord(idempotencyKey));
+  }
+
+  /** A repeat finds the first record in the failed conditional put's answer: expand it there too. */
+  protected override async _putRecord(record: IdempotencyRecord): Promise<void> {
+    try {
+      await super._putRecord(record);
+    } catch (error) {
+      if (error instanceof IdempotencyItemAlreadyExistsError && error.existingRecord) expanded(error.existingRecord);
+      throw error;
+    }
+  }
+}
+
+function expanded(record: IdempotencyRecord): IdempotencyRecord {
+  const stored = record.responseData as { brotli?: string } | undefined;
+  if (stored?.brotli) record.responseData = JSON.parse(brotliDecompressSync(Buffer.from(stored.brotli, 'base64')).toString('utf8'));
+  return record;
+}
+
+/** The key's format, checked before anything else of idempotency (a bad key is 400, and stores nothing). */
+const keyFormat = (): MiddlewareObj<APIGatewayProxyEventV2> => ({
+  before: ({ event }) => {
+    const key = event.headers?.['idempotency-key'];
+    if (key !== undefined && !KEY_FORMAT.test(key)) throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
+  },
+});
+
+/** The middlewares a write endpoint runs, before its body is parsed (the request as sent is what is compared). */
+export function idempotency(): MiddlewareObj<APIGatewayProxyEventV2>[] {
+  // Made on the first request, not at import: the table's name is configuration (and the
+  // OpenAPI generator imports handler modules without any).
+  let powertools: MiddlewareObj | undefined;
+  const middleware = () => {
+    powertools ??= makeHandlerIdempotent({
+      persistenceStore: new TableIdempotencyStore({
+        tableName: tableName(),
+        keyAttr: 'PK',
+        expiryAttr: 'expiresAt',
+        awsSdkV3Client: dynamodb(),
+      }),
+      config: new IdempotencyConfig({
+        // Only requests that carry a key, by the caller who sent it; a GET never takes part.
+        eventKeyJmesPath:
+          'requestContext.http.method != \'GET\' && headers."idempotency-key" && [requestContext.authorizer.jwt.claims.sub, headers."idempotency-key"]',
+        // "The same request": method, path, query, If-Match and the body as sent.
+        payloadValidationJmesPath: '[requestContext.http.method, rawPath, rawQueryString, headers."if-match", body]',
+        throwOnNoIdempotencyKey: false,
+        expiresAfterSeconds: IDEMPOTENCY_HOURS * 60 * 60,
+        hashFunction: 'sha256',
+      }),
+      // One prefix for every function: a key used on one endpoint and then on another is "another request" (422).
+      keyPrefix: 'documents',
+    });
+    return powertools;
+  };
+  return [
+    keyFormat(),
+    {
+      before: async (request) => {
+        // The request as sent: the JSON parser after this replaces the event's body with the
+        // parsed value, and Powertools hashes its event again when it stores the answer.
+        const answer = await middleware().before?.({ ...request, event: { ...request.event } });
+        if (answer === undefined) (request.internal as Record<string, unknown>)[RUNS_THIS_KEY] = true;
+        return answer;
+      },
+      after: (request) => middleware().after?.(request),
+      // Only the request that holds the key's in-progress record may drop it: Powertools would
+      // also delete the stored first answer when it refuses a repeat (422, 409) in `before`.
+      onError: (request) => ((request.internal as Record<string, unknown>)[RUNS_THIS_KEY] ? middleware().onError?.(request) : undefined),
+    },
+  ];
+}
+
+const RUNS_THIS_KEY = 'documents.idempotency.runsThisKey';
