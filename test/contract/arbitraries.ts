@@ -91,6 +91,7 @@ export const likely: Record<string, fc.Arbitrary<unknown>> = {
   content: plain,
   contentType: fc.constantFrom('text/plain', 'text/markdown; charset=utf-8', 'application/json'),
   version: fc.integer({ min: 1, max: 4 }),
+  role: fc.constantFrom('owner', 'editor', 'viewer'),
 };
 
 export const edges: Record<string, fc.Arbitrary<unknown>> = {
@@ -100,6 +101,7 @@ export const edges: Record<string, fc.Arbitrary<unknown>> = {
   content: fc.oneof(text(40), fc.jsonValue()),
   contentType: mediaTypes,
   version: versions,
+  role: fc.oneof(text(8), fc.constantFrom('Owner', 'VIEWER', 'admin', ' editor', 'viewer ', '', null, 1, ['viewer'])),
 };
 
 export const anything = fc.oneof(fc.jsonValue(), text());
@@ -135,10 +137,79 @@ export const limits = fc.oneof(
   text(4),
 );
 
-/** `If-Match` as sent: lists of tags, weak tags, `*`, and junk. */
+/** `If-Match` as sent: lists of tags (empty elements too), weak tags, `*`, odd characters inside quotes, and junk. */
 export const ifMatches = fc.oneof(
   fc
-    .array(fc.tuple(fc.stringMatching(/^(W\/)?"[0-9a-z]{0,3}"$/), fc.constantFrom('', ' ', '\t')), { minLength: 1, maxLength: 3 })
+    .array(
+      fc.tuple(
+        fc.oneof(fc.stringMatching(/^(W\/)?"[0-9a-z]{0,3}"$/), fc.constantFrom('', '"a,b"', '"sp ace"', '"é"', '"\t"')),
+        fc.constantFrom('', ' ', '\t'),
+      ),
+      {
+        minLength: 1,
+        maxLength: 4,
+      },
+    )
     .map((parts) => parts.map(([t, ws]) => ws + t + ws).join(',')),
   fc.string({ unit: fc.constantFrom('"', 'W', '/', ',', ' ', '1', '*', 'a', '\t'), maxLength: 12 }),
 );
+
+/**
+ * User ids (a JWT `sub`) for a path: ones identity providers make (`|`, `@`, `:`, spaces,
+ * non-ASCII), characters a path reserves (`%`, `+`, `?`, `#`, `/`), and edges (controls,
+ * 255 and 256 characters, astral ones that make 1,020 bytes of UTF-8).
+ */
+export const userIds = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.constantFrom(
+      'bob',
+      'auth0|5f7c8ec7c33c6c004bbafe82',
+      'google-oauth2|1234567890',
+      'bob@example.com',
+      'urn:example:user:42',
+      'Mary Ann',
+      ' padded ',
+      'Zoë',
+      '用户',
+      '\u{1F600}',
+      '100%',
+      '%41',
+      'a+b',
+      'a?b#c',
+      'a/b',
+      '~.-_',
+    ),
+  },
+  { weight: 3, arbitrary: plain },
+  { weight: 2, arbitrary: fc.oneof(text(), nearLength(255), fc.constantFrom('', 'a\u0000', '\u0085', 'a\u007f', '\u{1F600}'.repeat(255))) },
+);
+
+/** A revision's `{version}` as a path has it: small versions mostly, and what is not a positive whole number. */
+export const revisionVersions = fc.oneof(
+  { weight: 6, arbitrary: fc.integer({ min: 1, max: 6 }).map(String) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      '0',
+      '00',
+      '-1',
+      '+1',
+      '1.5',
+      '1e2',
+      '007',
+      ' 1',
+      '1 ',
+      'abc',
+      '١',
+      '\uff11',
+      '0x1',
+      '9'.repeat(30),
+      'latest',
+    ),
+  },
+  { weight: 1, arbitrary: text(6) },
+);
+
+/** A change feed's `cursor` as text (the property test also sends cursors the service issued, and altered ones). */
+export const cursorTexts = fc.oneof(fc.constantFrom('latest', 'LATEST', 'latest ', ''), text(), nearLength(2048));
