@@ -51,7 +51,12 @@ export interface StreamFeeder {
 
 const BATCH_SIZE = 100;
 const MAX_RETRIES = 10;
-const IDLE_POLL_MS = 50;
+/**
+ * How long an idle shard waits before it is read again: about what Lambda's poller does (four
+ * reads a second). Each read is a job on DynamoDB Local's one SQLite thread, shared by every
+ * service of a test run.
+ */
+const IDLE_POLL_MS = 200;
 /**
  * DescribeStream is DynamoDB Local's dearest call (its one SQLite thread scans the stream's
  * shards, and every other request waits behind it): the shard list is read again only when a

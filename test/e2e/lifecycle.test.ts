@@ -4,7 +4,7 @@
  * background job (test/support/invariants.ts); and the race the contract names: two folders
  * moved into each other at once, many times, never leave a cycle.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_FOLDER_DEPTH } from '#core/limits';
 import {
   type Api,
@@ -25,6 +25,9 @@ import {
 } from '#test/support/http';
 import { expectInvariants } from '#test/support/invariants';
 import { startTestService, type TestService } from '#test/support/service';
+
+// Most tests here wait for the background worker (settled()): on a busy machine that takes longer than 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 let svc: TestService;
 let owner: User;

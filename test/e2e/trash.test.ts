@@ -3,7 +3,7 @@
  * delete of one item and emptying, end to end (the 30-day purge: trash-expiry.test.ts), with every status each endpoint declares, and the table's invariants after every
  * background job (test/support/invariants.ts).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type Api,
   type Document,
@@ -26,6 +26,9 @@ import {
 } from '#test/support/http';
 import { expectInvariants, scanTable } from '#test/support/invariants';
 import { startTestService, type TestService } from '#test/support/service';
+
+// Most tests here wait for the background worker (settled()): on a busy machine that takes longer than 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 let svc: TestService;
 let owner: User;

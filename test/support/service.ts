@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalService, startLocalService } from '#lib/local/service';
-import { createTestTable } from './dynamodb';
+import { createTestTable, dropTestTable } from './dynamodb';
 import { newRepository, newUser, type Repository, type User } from './http';
 
 export async function startTestService(options: { log?: (line: string) => void } = {}): Promise<LocalService & { tableName: string }> {
@@ -33,6 +33,7 @@ export async function startTestService(options: { log?: (line: string) => void }
     async stop() {
       try {
         await service.stop();
+        await dropTestTable(endpoint, tableName);
       } finally {
         await rm(dataDir, { recursive: true, force: true });
       }
