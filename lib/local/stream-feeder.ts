@@ -52,11 +52,11 @@ export interface StreamFeeder {
 const BATCH_SIZE = 100;
 const MAX_RETRIES = 10;
 /**
- * How long an idle shard waits before it is read again: about what Lambda's poller does (four
- * reads a second). Each read is a job on DynamoDB Local's one SQLite thread, shared by every
- * service of a test run.
+ * How long an idle shard waits before it is read again (Lambda's poller: about four times a
+ * second; here ten, so tests that wait for the worker wait less). Each read is a job on
+ * DynamoDB Local's one SQLite thread, shared by every service of a test run.
  */
-const IDLE_POLL_MS = 200;
+const IDLE_POLL_MS = 100;
 /**
  * DescribeStream is DynamoDB Local's dearest call (its one SQLite thread scans the stream's
  * shards, and every other request waits behind it): the shard list is read again only when a
