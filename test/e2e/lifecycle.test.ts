@@ -305,8 +305,12 @@ describe('racing moves', () => {
         `round ${round}: ${ab.text} / ${ba.text}`,
       ).toHaveLength(1);
       for (const res of [ab, ba]) if (res.status !== 200) expectProblem(res, 409, problemOf('folder-cycle'));
-      await settledAndSound();
+      // As stored: one of them under the other, never each under the other.
+      const [storedA, storedB] = await Promise.all([owner.api.get(`/folder/${a.id}`), owner.api.get(`/folder/${b.id}`)]);
+      expect(storedA.body.parentId === deeper.id && storedB.body.parentId === a.id, `round ${round}: a cycle`).toBe(false);
     }
     console.log(`[stats] racing moves: ${JSON.stringify(outcomes)}`);
-  }, 240_000);
+    // Then the whole table: no cycle, no entry without its folder or the reverse.
+    await settledAndSound();
+  }, 360_000);
 });
