@@ -119,7 +119,7 @@ describe('deleting a repository while its members change', () => {
       const buckets = await Promise.all(Array.from({ length: ACL_BUCKETS }, (_, b) => rawItem(aclKeyOfBucket(repository.id, b))));
       expect(buckets.filter(Boolean), `round ${round}: role buckets left behind`).toEqual([]);
     }
-  });
+  }, 120_000);
 });
 
 describe('GET /{id}/members reads', () => {
