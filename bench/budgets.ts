@@ -3,6 +3,7 @@ import { f, kb, usd } from './markdown';
 import type { Results } from './report';
 import { isReference } from './scenarios/cold-start';
 import { READ_FLOOR } from './scenarios/cost';
+import { lifecycleBudgets } from './scenarios/lifecycle';
 import { PROFILED } from './scenarios/throughput';
 
 export const BUDGETS = {
@@ -48,7 +49,9 @@ export function budgets(r: Results): Budget[] {
         overWrites.length === 0,
         overWrites.every((row) => row.roundTrips <= row.minimumRoundTrips) ? 'at the floor' : 'missed',
       ),
-      why: overWrites.length ? 'a document id names neither its folder entry nor its repository: §2' : undefined,
+      why: overWrites.length
+        ? 'an id names neither its entry nor the other items a change must name (membership, trash record): §2'
+        : undefined,
     },
     {
       budget: `${PROFILED.endpoint} ≥ ${BUDGETS.documentReadRatio}× the baseline's requests/s at concurrency ${PROFILED.concurrency}`,
@@ -84,5 +87,15 @@ export function budgets(r: Results): Budget[] {
       ),
       why: `HTTP API + Lambda requests + one strongly consistent read already cost ${usd(READ_FLOOR)}: §5`,
     },
+    ...(r.lifecycle ? lifecycleBudgets(r.lifecycle) : []),
+    ...(r.soak
+      ? [
+          {
+            budget: `Soak: ${r.soak.clients} clients, ${r.soak.seconds} s of mixed reads and writes: no 5xx, invariants hold after`,
+            measured: `${r.soak.serverErrors} 5xx in ${r.soak.requests} answers (p99 ${f(r.soak.p99, 1)} ms); ${r.soak.violations.length} invariant violations`,
+            verdict: verdict(r.soak.serverErrors === 0 && r.soak.violations.length === 0),
+          },
+        ]
+      : []),
   ];
 }

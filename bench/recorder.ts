@@ -11,16 +11,20 @@ import type { Key } from '#core/store/keys';
 import { localClient } from '#lib/local/dynamodb-local';
 import { itemSize, readUnits, transactionalWriteUnits } from '#test/support/item-size';
 
+/** A write outside a transaction (BatchWriteItem): 1 write unit per 1 KB of the larger image (a delete: the item deleted). */
+const writeUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
+
 /** Item kinds by key shape (functions/core/store/keys.ts). */
 const KINDS: [kind: string, pk: string, sk: RegExp][] = [
   ['repository', 'REPO#', /^REPO$/],
-  ['member', 'REPO#', /^MEMBER#/],
+  ['member', 'REPO#', /^M#/],
   ['trash record', 'REPO#', /^TRASH#/],
   ['role', 'ACL#', /^ACL$/],
   ['folder', 'FOLDER#', /^FOLDER$/],
   ['entry', 'FOLDER#', /^[FD]#/],
   ['document', 'DOC#', /^DOC$/],
   ['revision', 'DOC#', /^REV#/],
+  ['content', 'DOC#', /^CONTENT#/],
   ['profile', 'USER#', /^PROFILE$/],
   ['membership', 'USER#', /^REPO#/],
   ['change', 'FEED#', /^P#/],
@@ -43,6 +47,8 @@ export interface Recorded {
   operation: string;
   startedAt: number;
   endedAt: number;
+  /** Sent by the background worker (recorded only with `{ worker: true }`). */
+  worker: boolean;
   /** What DynamoDB Local reported (ReturnConsumedCapacity TOTAL). */
   local: { read: number; write: number };
   /** In request order; a Query's page is one entry. */
@@ -54,6 +60,13 @@ const keyOf = (item: Item): Key => ({ PK: item.PK as string, SK: item.SK as stri
 const actionKey = (action: object): Key => {
   const { Key, Item } = Object.values(action)[0] as { Key?: Key; Item?: Item };
   return Key ?? keyOf(Item!);
+};
+/** An empty page's kind: the kind its key condition names (its partition, and the start of its sort-key range). */
+const queriedKind = (input: { ExpressionAttributeValues?: Record<string, unknown> }) => {
+  const values = input.ExpressionAttributeValues ?? {};
+  const PK = values[':pk'];
+  const SK = values[':prefix'] ?? values[':from'];
+  return typeof PK === 'string' && typeof SK === 'string' ? kindOf({ PK, SK }) : 'nothing';
 };
 const read = (key: Key, item?: Item): Touched => ({ kind: kindOf(key), action: 'read', units: readUnits(itemSize(item)) });
 
@@ -72,16 +85,43 @@ export function stopRecording(): Recorded[] {
   return log;
 }
 
-/** Only while recording: measured runs see the client as the handlers have it. */
-export function startRecording(): void {
+/**
+ * Whether the background worker (functions/worker/) sent the request: it runs in this process too
+ * (lib/local/worker.ts), on its own schedule, so an endpoint's recording leaves it out. Told by
+ * the async stack trace, which names the worker's modules.
+ */
+function fromWorker(): boolean {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 200;
+  const stack = new Error().stack ?? '';
+  Error.stackTraceLimit = limit;
+  return stack.includes('/functions/worker/');
+}
+
+/** Only while recording: measured runs see the client as the handlers have it. `worker`: the worker's requests too. */
+export function startRecording(options: { worker?: boolean } = {}): void {
   log = [];
   db().middlewareStack.add(
     (next, context) => async (args) => {
+      const worker = fromWorker();
+      if (!options.worker && worker) return next(args);
       const operation = (context.commandName ?? '').replace(/Command$/, '');
       const input = args.input as any;
-      const written: Key[] = operation === 'TransactWriteItems' ? input.TransactItems.map(actionKey) : [];
+      const written: Key[] =
+        operation === 'TransactWriteItems'
+          ? input.TransactItems.map(actionKey)
+          : operation === 'BatchWriteItem'
+            ? input.RequestItems[tableName()].map(actionKey)
+            : [];
       const before = await images(written);
-      const entry: Recorded = { operation, startedAt: performance.now(), endedAt: NaN, local: { read: 0, write: 0 }, touched: [] };
+      const entry: Recorded = {
+        operation,
+        worker,
+        startedAt: performance.now(),
+        endedAt: NaN,
+        local: { read: 0, write: 0 },
+        touched: [],
+      };
       log.push(entry);
       const result = await next(args).finally(() => {
         entry.endedAt = performance.now();
@@ -93,10 +133,20 @@ export function startRecording(): void {
         const found = new Map((output.Responses?.[tableName()] ?? []).map((item: Item) => [`${item.PK} ${item.SK}`, item]));
         entry.touched = input.RequestItems[tableName()].Keys.map((key: Key) => read(key, found.get(`${key.PK} ${key.SK}`) as Item));
       }
+      if (operation === 'GetItem') entry.touched = [read(input.Key as Key, output.Item as Item | undefined)];
       if (operation === 'Query') {
         const items: Item[] = output.Items ?? [];
         const bytes = items.reduce((sum, item) => sum + itemSize(item), 0);
-        entry.touched = [{ kind: items[0] ? kindOf(keyOf(items[0])) : 'nothing', action: 'read', units: readUnits(bytes) }];
+        entry.touched = [{ kind: items[0] ? kindOf(keyOf(items[0])) : queriedKind(input), action: 'read', units: readUnits(bytes) }];
+      }
+      if (operation === 'BatchWriteItem') {
+        // Puts (PutRequest.Item) and deletes (DeleteRequest.Key): the larger image, as for a transaction, at half the rate.
+        const after = await images(written);
+        entry.touched = written.map((key, i) => ({
+          kind: kindOf(key),
+          action: 'write',
+          units: writeUnits(Math.max(itemSize(before[i]), itemSize(after[i]))),
+        }));
       }
       if (operation === 'TransactWriteItems') {
         const after = await images(written);

@@ -13,7 +13,10 @@ import { prices } from './prices';
 import { accessPatterns, type CapacityRow, capacitySection } from './scenarios/capacity';
 import { type Bundle, type ColdStartRow, coldStartSection } from './scenarios/cold-start';
 import { type CostRow, costSection, type DurationRow } from './scenarios/cost';
+import { type FeedResult, feedSection } from './scenarios/feed';
+import { type LifecycleResult, lifecycleSection } from './scenarios/lifecycle';
 import { type ScaleResult, scaleSection } from './scenarios/scale';
+import { type SoakResult, soakSection } from './scenarios/soak';
 import { type ThroughputRow, throughputSection } from './scenarios/throughput';
 
 export interface Results {
@@ -25,6 +28,12 @@ export interface Results {
   coldStart: ColdStartRow[];
   durations: DurationRow[];
   cost: CostRow[];
+  /** The change feed under load (absent from results written before it existed). */
+  feed?: FeedResult;
+  /** Folder life cycle: moving a large tree, the trash bound, the background work's cost (absent from older results). */
+  lifecycle?: LifecycleResult;
+  /** The soak: mixed load from 64 clients, then the invariants. */
+  soak?: SoakResult;
   /** The bundled files, for the cost scenario; not written. */
   bundles?: Bundle[];
 }
@@ -46,7 +55,10 @@ ${throughputSection(r.throughput, r.seconds)}
 ${capacitySection(r.capacity)}
 ${scaleSection(r.scale)}
 ${coldStartSection(r.coldStart)}
-${costSection(r.durations, r.cost, r.coldStart, BUDGETS.documentReadDollars)}`;
+${costSection(r.durations, r.cost, r.coldStart, BUDGETS.documentReadDollars)}
+${r.feed ? feedSection(r.feed) : ''}
+${r.lifecycle ? lifecycleSection(r.lifecycle) : ''}
+${r.soak ? soakSection(r.soak) : ''}`;
 
 export async function writeReports(r: Results): Promise<string> {
   const list = budgets(r);

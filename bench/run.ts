@@ -17,7 +17,11 @@ import { type Client, connect } from './rpc';
 import { capacity } from './scenarios/capacity';
 import { coldStart } from './scenarios/cold-start';
 import { cost } from './scenarios/cost';
+import { feed } from './scenarios/feed';
+import { lifecycle } from './scenarios/lifecycle';
 import { scale } from './scenarios/scale';
+import { sharing } from './scenarios/sharing';
+import { soak } from './scenarios/soak';
 import { throughput } from './scenarios/throughput';
 import type { ServiceHandlers } from './service';
 
@@ -42,8 +46,11 @@ export interface Scenario {
 }
 
 /** In this order: cost prices the capacity and the bundles measured before it. */
-const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost];
+// The soak's invariant scan, last, also covers what the life-cycle scenario left.
+const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, soak];
 const TABLE = 'documents-bench';
+/** The service's and the cost scenario's bundles' alike: a paging token or feed cursor made by one is good in the other. */
+const PAGING_TOKEN_SECRET = 'bench';
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
 async function main() {
@@ -58,7 +65,11 @@ async function main() {
   });
   const service = connect<ServiceHandlers>(child);
   try {
-    const { url, token, fixture } = await service.start({ dynamodbEndpoint: dynamodb.endpoint, tableName: TABLE });
+    const { url, token, fixture } = await service.start({
+      dynamodbEndpoint: dynamodb.endpoint,
+      tableName: TABLE,
+      pagingTokenSecret: PAGING_TOKEN_SECRET,
+    });
     const seconds = Number(process.env.BENCH_SECONDS ?? 4);
     const lambdaEnv = {
       AWS_REGION: 'us-east-1',
@@ -66,7 +77,7 @@ async function main() {
       AWS_SECRET_ACCESS_KEY: 'local',
       TABLE_NAME: TABLE,
       DYNAMODB_ENDPOINT: dynamodb.endpoint,
-      PAGING_TOKEN_SECRET: 'bench',
+      PAGING_TOKEN_SECRET,
       LOG_LEVEL: 'INFO',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     };

@@ -16,8 +16,17 @@ export const oneKb = (fill = 'x') => fill.repeat(1024);
 const captured = new AsyncLocalStorage<Item[]>();
 const CAPTURE = 'benchSeedCapture';
 
-/** `count` documents of 1 KB named `<prefix><n>` (zero-padded, so they list in order); returns their ids. */
-export async function seedDocuments(caller: Caller, folderId: string, count: number, prefix: string): Promise<string[]> {
+/**
+ * `count` documents of 1 KB named `<prefix><n>` (zero-padded, so they list in order), in `folderId`
+ * (or, given a function, the nth in the folder it names); returns their ids.
+ */
+export async function seedDocuments(
+  caller: Caller,
+  folderId: string | ((n: number) => string),
+  count: number,
+  prefix: string,
+): Promise<string[]> {
+  const folderOf = typeof folderId === 'string' ? () => folderId : folderId;
   const ids: string[] = [];
   let writing = Promise.resolve();
   // Only while seeding: measured runs see the client as the handlers have it.
@@ -41,7 +50,7 @@ export async function seedDocuments(caller: Caller, folderId: string, count: num
       await captured.run(items, async () => {
         for (let n = start; n < Math.min(count, start + 1000); n++) {
           const name = `${prefix}${String(n).padStart(6, '0')}`;
-          ids.push((await createDocument(caller, { folderId, name, content: oneKb(), contentType: 'text/plain' })).id);
+          ids.push((await createDocument(caller, { folderId: folderOf(n), name, content: oneKb(), contentType: 'text/plain' })).id);
         }
       });
       await writing;

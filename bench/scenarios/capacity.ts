@@ -47,7 +47,7 @@ export const capacity: Scenario = {
   run: async ({ service, target, fixture, log }) => {
     const rows: CapacityRow[] = [];
     for (const endpoint of endpoints) {
-      const call = await callsOf(endpoint, 2, (count) => service.seed(count));
+      const call = await callsOf(endpoint, 2, (kind, count) => service.targets(kind, count));
       await service.startRecording();
       const response = await send(target, endpoint.http(fixture, call(0)));
       const recorded = await service.stopRecording();

@@ -81,7 +81,7 @@ export const cost: Scenario = {
 async function measureDurations({ service, fixture, scratch, lambdaEnv }: Bench, bundles: Bundle[], calls = 40): Promise<DurationRow[]> {
   const rows: DurationRow[] = [];
   for (const endpoint of endpoints) {
-    const call = await callsOf(endpoint, calls, (count) => service.seed(count));
+    const call = await callsOf(endpoint, calls, (kind, count) => service.targets(kind, count));
     const events = Array.from({ length: calls }, (_, n) => {
       const { method, path, body } = endpoint.http(fixture, call(n));
       const raw = {

@@ -126,9 +126,16 @@ async function measure(cases: Case[], seconds: number): Promise<Measured[]> {
   return measured;
 }
 
-/** `count` calls, SEED_WIDTH at a time; a call the store gave up on (503: too many racing changes) is made again. */
+/**
+ * `count` calls, SEED_WIDTH at a time; a call the store gave up on (503: too many racing changes)
+ * or DynamoDB Local did not answer in time (the SDK's TimeoutError, on a busy machine) is made
+ * again. A timed-out call may have committed, so a repository create made again may make one
+ * twice: once one has timed out, a create refused at the limit (409 `repository-limit`) finds the
+ * user in as many repositories as the seeding is for, and counts as done.
+ */
 async function seed(count: number, call: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
+  let timedOut = false;
   const worker = async () => {
     for (let i = next++; i < count; i = next++) {
       for (let attempt = 0; ; attempt++) {
@@ -136,7 +143,10 @@ async function seed(count: number, call: (i: number) => Promise<unknown>): Promi
           await call(i);
           break;
         } catch (error) {
-          if (!(error instanceof HttpError && error.status === 503) || attempt >= 10) throw error;
+          if (timedOut && error instanceof HttpError && error.kind === 'repository-limit') break;
+          const timeout = error instanceof Error && error.name === 'TimeoutError';
+          timedOut ||= timeout;
+          if (!((error instanceof HttpError && error.status === 503) || timeout) || attempt >= 10) throw error;
         }
       }
     }

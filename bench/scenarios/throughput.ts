@@ -44,7 +44,7 @@ async function prepare(
     await service.prepareStoreLoad(endpoint.name, count);
     return () => service.storeLoad(connections, seconds);
   }
-  const call = await callsOf(endpoint, count, (n) => service.seed(n));
+  const call = await callsOf(endpoint, count, (kind, n) => service.targets(kind, n));
   let n = 0;
   return async () => {
     const run = await hammer(target, () => endpoint.http(fixture, call(n++)), endpoint.status, connections, seconds);
@@ -74,7 +74,7 @@ export const throughput: Scenario = {
 async function measureThroughput(bench: Bench): Promise<ThroughputRow[]> {
   const measured = endpoints.filter((e) => e.throughput);
   // Both sides JIT-compile first: otherwise the first endpoint is measured half-compiled (about half its warm rate).
-  for (const endpoint of measured.filter((e) => e.documents === undefined)) {
+  for (const endpoint of measured.filter((e) => e.targets === undefined)) {
     for (const side of ['service', 'baseline'] as const) await (await prepare(bench, endpoint, side, 8, side === 'service' ? 2 : 1))();
   }
   const rows: ThroughputRow[] = [];
