@@ -20,7 +20,13 @@ export default defineConfig({
       {
         extends: true,
         // One in-memory DynamoDB Local for the whole suite; each test file gets its own table.
-        test: { name: 'suite', include: ['test/**/*.test.ts'], exclude: ['test/completeness/**'], globalSetup: ['test/global-setup.ts'] },
+        test: {
+          name: 'suite',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/completeness/**'],
+          globalSetup: ['test/global-setup.ts'],
+          setupFiles: ['test/support/drop-tables.ts'],
+        },
       },
       // After every other file: what the end-to-end suites covered (test/completeness/routes.test.ts).
       { extends: true, test: { name: 'completeness', include: ['test/completeness/**/*.test.ts'], sequence: { groupOrder: 1 } } },

@@ -968,9 +968,9 @@ describe('generated requests against the running service', () => {
     console.log(
       `[stats] property test: ${counts.succeeded} succeeded, ${counts.rejected} rejected with a 4xx (${counts.contested} of them contested)`,
     );
-    // Both sides of the line were reached, often. (Successes are 14–30% of the requests sent, by
-    // seed: a fifth failed now and then, with the oracle or with the service's own schemas.)
-    expect(counts.succeeded).toBeGreaterThan(counts.sent / 8);
+    // Both sides of the line were reached, often. (Successes are 12–30% of the requests sent, by
+    // seed: a floor of a fifth, then of an eighth, failed now and then with a seed unlucky enough.)
+    expect(counts.succeeded).toBeGreaterThan(counts.sent / 16);
     expect(counts.rejected).toBeGreaterThan(counts.sent / 5);
     // Every kind of request was generated (a kind never sent tests nothing).
     expect(kindsSent.size, [...kindsSent].join(', ')).toBe(requestKinds);

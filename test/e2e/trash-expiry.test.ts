@@ -1,27 +1,35 @@
 /**
  * The 30-day purge (docs/api.md: Trash): an item leaves the trash, and the table, when DynamoDB's
  * TTL removes its trash record; the worker purges it from the stream. DynamoDB Local runs TTL as
- * DynamoDB does, but slowly: it scans 20 items of a table every 10 seconds. So this file keeps a
- * table of its own with very few items, and brings the records' expiry (30 days out) to the past.
+ * DynamoDB does, but slowly: it scans 20 items of a table every 10 seconds, each table's sweep on
+ * a pool of 10 threads shared by every table in the process. So this file runs a DynamoDB Local of
+ * its own (the suite's is busy with other files' tables), with one small table, and brings the
+ * records' expiry (30 days out) to the past.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { db, tableName } from '#core/store/client';
+import { type DynamoDbLocal, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { repositoryPartition, TRASH_PREFIX } from '#core/store/keys';
 import { ensure, newDocument, newFolder, newRepository, newUser, type Repository, type User } from '#test/support/http';
 import { expectInvariants, scanTable } from '#test/support/invariants';
 import { startTestService, type TestService } from '#test/support/service';
 
+let database: DynamoDbLocal;
 let svc: TestService;
 let owner: User;
 let repo: Repository;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  database = await startDynamoDbLocal({});
+  svc = await startTestService({ dynamodbEndpoint: database.endpoint });
   owner = await newUser(svc);
   repo = await newRepository(owner.api);
 }, 60_000);
-afterAll(() => svc?.stop());
+afterAll(async () => {
+  await svc?.stop();
+  await database?.stop();
+});
 
 it('purges an item when DynamoDB’s TTL removes its trash record, and leaves one that was restored', async () => {
   const folder = await newFolder(owner.api, repo.rootFolderId, 'Old');
@@ -50,7 +58,7 @@ it('purges an item when DynamoDB’s TTL removes its trash record, and leaves on
   ensure(await owner.api.post(`/${repo.id}/trash/${restored.id}/restore`, {}), 200);
 
   const trash = async () => ensure(await owner.api.get(`/${repo.id}/trash`), 200).body.items as { id: string }[];
-  // DynamoDB Local's TTL sweep comes round every few seconds when the machine is quiet, minutes when it is busy.
+  // A sweep of this table takes a few pages of 20 items, 10 s apart.
   const began = Date.now();
   while ((await trash()).length > 0 && Date.now() < began + 150_000) await new Promise((r) => setTimeout(r, 250));
   expect(await trash()).toEqual([]);

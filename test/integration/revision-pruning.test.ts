@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DAY_MS } from '#core/limits';
 import type { Caller } from '#core/resources';
 import { db, tableName } from '#core/store/client';
@@ -18,6 +18,9 @@ import { createRepository } from '#core/store/repositories';
 import { rawItem } from '#test/support/dynamodb';
 import { Api, listAll } from '#test/support/http';
 import { startTestService, type TestService } from '#test/support/service';
+
+// Each test seeds hundreds of items and waits for the worker: on a busy shared DynamoDB Local, more than 30 s.
+vi.setConfig({ testTimeout: 120_000 });
 
 let svc: TestService;
 let api: Api;

@@ -1,17 +1,33 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { db, tableName } from '#core/store/client';
 import type { Key } from '#core/store/keys';
 import { ensureTable, localClient } from '#lib/local/dynamodb-local';
 
-/** A fresh, empty table in the run's shared DynamoDB Local. */
-export async function createTestTable(): Promise<{ endpoint: string; tableName: string }> {
-  const endpoint = inject('dynamodbEndpoint');
+/** Tables this test file made (dropped after it by test/support/drop-tables.ts). */
+const created: { endpoint: string; tableName: string }[] = [];
+
+/** A fresh, empty table in the run's shared DynamoDB Local (or in `endpoint`'s). */
+export async function createTestTable(endpoint = inject('dynamodbEndpoint')): Promise<{ endpoint: string; tableName: string }> {
   const tableName = `test-${randomBytes(6).toString('hex')}`;
   await ensureTable(endpoint, tableName);
+  created.push({ endpoint, tableName });
   return { endpoint, tableName };
+}
+
+/**
+ * Drops every table this file made that is still there. DynamoDB Local gives each table with a
+ * TTL a job that walks it 20 items every 10 s, on a pool of 10 threads for all tables: tables
+ * left behind by finished files kept those threads busy, and a later file's TTL waited minutes.
+ */
+export async function dropCreatedTables(): Promise<void> {
+  for (const { endpoint, tableName } of created.splice(0)) {
+    await dropTestTable(endpoint, tableName).catch((error: unknown) => {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    });
+  }
 }
 
 /**
@@ -22,6 +38,8 @@ export async function dropTestTable(endpoint: string, tableName: string): Promis
   const client = localClient(endpoint);
   try {
     await client.send(new DeleteTableCommand({ TableName: tableName }));
+    const index = created.findIndex((table) => table.endpoint === endpoint && table.tableName === tableName);
+    if (index >= 0) created.splice(index, 1);
   } finally {
     client.destroy();
   }

@@ -10,8 +10,10 @@ import { type LocalService, startLocalService } from '#lib/local/service';
 import { createTestTable, dropTestTable } from './dynamodb';
 import { newRepository, newUser, type Repository, type User } from './http';
 
-export async function startTestService(options: { log?: (line: string) => void } = {}): Promise<LocalService & { tableName: string }> {
-  const { endpoint, tableName } = await createTestTable();
+export async function startTestService(
+  options: { log?: (line: string) => void; dynamodbEndpoint?: string } = {},
+): Promise<LocalService & { tableName: string }> {
+  const { endpoint, tableName } = await createTestTable(options.dynamodbEndpoint);
   const dataDir = await mkdtemp(join(tmpdir(), 'documents-test-'));
   let service: LocalService;
   try {
