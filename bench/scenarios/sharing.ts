@@ -126,6 +126,21 @@ async function measure(cases: Case[], seconds: number): Promise<Measured[]> {
   return measured;
 }
 
+/** A transient failure: the store gave up (503: too many racing changes), or DynamoDB Local did not answer in time (a busy machine). */
+const transient = (error: unknown) =>
+  (error instanceof HttpError && error.status === 503) || (error instanceof Error && error.name === 'TimeoutError');
+
+/** One call, made again after a transient failure. */
+async function retried<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!transient(error) || attempt >= 10) throw error;
+    }
+  }
+}
+
 /**
  * `count` calls, SEED_WIDTH at a time; a call the store gave up on (503: too many racing changes)
  * or DynamoDB Local did not answer in time (the SDK's TimeoutError, on a busy machine) is made
@@ -144,9 +159,8 @@ async function seed(count: number, call: (i: number) => Promise<unknown>): Promi
           break;
         } catch (error) {
           if (timedOut && error instanceof HttpError && error.kind === 'repository-limit') break;
-          const timeout = error instanceof Error && error.name === 'TimeoutError';
-          timedOut ||= timeout;
-          if (!((error instanceof HttpError && error.status === 503) || timeout) || attempt >= 10) throw error;
+          timedOut ||= error instanceof Error && error.name === 'TimeoutError';
+          if (!transient(error) || attempt >= 10) throw error;
         }
       }
     }
@@ -160,7 +174,8 @@ export const sharing: Scenario = {
   run: async (bench) => ({ sharing: await measureSharing(bench) }) as unknown as Partial<Results>,
 };
 
-async function measureSharing({ lambdaEnv, scratch, seconds, log }: Bench): Promise<SharingResult> {
+async function measureSharing({ service: benchService, lambdaEnv, scratch, seconds, log }: Bench): Promise<SharingResult> {
+  await benchService.settled(); // the bench's own service idle: it shares DynamoDB Local with this one
   const dataDir = join(scratch, 'sharing');
   await mkdir(dataDir, { recursive: true });
   const service = await startLocalService({
@@ -183,14 +198,14 @@ async function measureSharing({ lambdaEnv, scratch, seconds, log }: Bench): Prom
     };
     const one: Caller = { userId: 'in-one-repository' };
     const many: Caller = { userId: `in-${MANY}-repositories` };
-    const oneDocument = await documentIn(one);
-    const manyDocument = await documentIn(many);
+    const oneDocument = await retried(() => documentIn(one));
+    const manyDocument = await retried(() => documentIn(many));
     await seed(MANY - 1, (i) => createRepository(many, { name: `Repository ${i + 1}`, description: '' }));
 
     // 2. An owner with a repository of MANY members and one of FEW_MEMBERS.
     const owner: Caller = { userId: 'owner-of-both' };
-    const crowd = await createRepository(owner, { name: 'Crowd', description: '' });
-    const few = await createRepository(owner, { name: 'Few', description: '' });
+    const crowd = await retried(() => createRepository(owner, { name: 'Crowd', description: '' }));
+    const few = await retried(() => createRepository(owner, { name: 'Few', description: '' }));
     const memberId = (i: number) => `member-${String(i).padStart(4, '0')}`;
     await seed(FEW_MEMBERS - 1, (i) => putMember(owner, few.id, memberId(i + 1), 'viewer'));
     await seed(MANY - 1, (i) => putMember(owner, crowd.id, memberId(i + 1), 'viewer'));
