@@ -4,6 +4,7 @@ import type { Results } from './report';
 import { isReference } from './scenarios/cold-start';
 import { READ_FLOOR } from './scenarios/cost';
 import { lifecycleBudgets } from './scenarios/lifecycle';
+import { sharingBudgets } from './scenarios/sharing';
 import { PROFILED } from './scenarios/throughput';
 
 export const BUDGETS = {
@@ -87,6 +88,7 @@ export function budgets(r: Results): Budget[] {
       ),
       why: `HTTP API + Lambda requests + one strongly consistent read already cost ${usd(READ_FLOOR)}: §5`,
     },
+    ...(r.sharing ? sharingBudgets(r.sharing) : []),
     ...(r.lifecycle ? lifecycleBudgets(r.lifecycle) : []),
     ...(r.soak
       ? [

@@ -16,6 +16,7 @@ import { type CostRow, costSection, type DurationRow } from './scenarios/cost';
 import { type FeedResult, feedSection } from './scenarios/feed';
 import { type LifecycleResult, lifecycleSection } from './scenarios/lifecycle';
 import { type ScaleResult, scaleSection } from './scenarios/scale';
+import { type SharingResult, sharingSection } from './scenarios/sharing';
 import { type SoakResult, soakSection } from './scenarios/soak';
 import { type ThroughputRow, throughputSection } from './scenarios/throughput';
 
@@ -30,6 +31,8 @@ export interface Results {
   cost: CostRow[];
   /** The change feed under load (absent from results written before it existed). */
   feed?: FeedResult;
+  /** Scale of access: reads by a user in many repositories, members lists of many members (absent from older results). */
+  sharing?: SharingResult;
   /** Folder life cycle: moving a large tree, the trash bound, the background work's cost (absent from older results). */
   lifecycle?: LifecycleResult;
   /** The soak: mixed load from 64 clients, then the invariants. */
@@ -57,6 +60,7 @@ ${scaleSection(r.scale)}
 ${coldStartSection(r.coldStart)}
 ${costSection(r.durations, r.cost, r.coldStart, BUDGETS.documentReadDollars)}
 ${r.feed ? feedSection(r.feed) : ''}
+${r.sharing ? sharingSection(r.sharing) : ''}
 ${r.lifecycle ? lifecycleSection(r.lifecycle) : ''}
 ${r.soak ? soakSection(r.soak) : ''}`;
 

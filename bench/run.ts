@@ -3,7 +3,8 @@
  * (report.ts). Not part of `npm test`. Three processes: this runner (autocannon, bundling,
  * reports), DynamoDB Local (in memory), and the service process (service.ts: the local server
  * and the direct store calls, on one client). BENCH_SECONDS sets the length of each measured
- * run (default 4); `--report` rewrites the reports from results.json without measuring.
+ * run (default 4); BENCH_ONLY=feed,sharing runs only the scenarios named and keeps the others'
+ * figures from results.json; `--report` rewrites the reports from results.json without measuring.
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -41,6 +42,8 @@ export interface Bench {
 
 /** A scenario measures, and adds its part of the results (it may read what earlier ones added). */
 export interface Scenario {
+  /** For BENCH_ONLY. */
+  name: string;
   title: string;
   run(bench: Bench, results: Partial<Results>): Promise<Partial<Results>>;
 }
@@ -83,9 +86,11 @@ async function main() {
     };
     const bench: Bench = { service, target: { url, token }, fixture, seconds, lambdaEnv, scratch, log };
     log(`bench: service at ${url}, DynamoDB Local at ${dynamodb.endpoint}, ${seconds} s per run`);
-    const results: Partial<Results> = { seconds };
-    for (const [i, scenario] of scenarios.entries()) {
-      log(`[${i + 1}/${scenarios.length}] ${scenario.title} (${elapsed()})`);
+    const chosen = selected();
+    // A partial run starts from the last full one: the reports need every scenario's figures.
+    const results: Partial<Results> = chosen === scenarios ? { seconds } : { ...(await lastResults()), seconds };
+    for (const [i, scenario] of chosen.entries()) {
+      log(`[${i + 1}/${chosen.length}] ${scenario.title} (${elapsed()})`);
       Object.assign(results, await scenario.run(bench, results));
     }
     const summary = await writeReports({ ...results, durationSeconds: (performance.now() - began) / 1000 } as Results);
@@ -97,9 +102,23 @@ async function main() {
   }
 }
 
+/** The scenarios BENCH_ONLY names (all without it); a name that is none of them is an error. */
+function selected(): Scenario[] {
+  const names = process.env.BENCH_ONLY?.split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  if (!names?.length) return scenarios;
+  const unknown = names.filter((name) => !scenarios.some((s) => s.name === name));
+  if (unknown.length)
+    throw new Error(`BENCH_ONLY: no scenario ${unknown.join(', ')} (there are ${scenarios.map((s) => s.name).join(', ')})`);
+  return scenarios.filter((s) => names.includes(s.name));
+}
+
+const lastResults = async () => JSON.parse(await readFile(join(import.meta.dirname, 'results.json'), 'utf8')) as Results;
+
 /** `--report`: rewrite the reports from results.json, measuring nothing. */
 async function reportOnly() {
-  log(await writeReports(JSON.parse(await readFile(join(import.meta.dirname, 'results.json'), 'utf8')) as Results));
+  log(await writeReports(await lastResults()));
 }
 
 (process.argv.includes('--report') ? reportOnly() : main()).catch((error: unknown) => {

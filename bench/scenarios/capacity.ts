@@ -43,6 +43,7 @@ function required(endpoint: string, touched: Touched[], kinds: string[]): Touche
 }
 
 export const capacity: Scenario = {
+  name: 'capacity',
   title: 'round trips and capacity',
   run: async ({ service, target, fixture, log }) => {
     const rows: CapacityRow[] = [];

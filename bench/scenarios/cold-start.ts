@@ -52,6 +52,7 @@ async function sized(name: string, handler: string, file: string): Promise<Bundl
 }
 
 export const coldStart: Scenario = {
+  name: 'coldStart',
   title: 'cold start: bundle size and module load',
   async run({ scratch, log }) {
     const bundles = await bundleAll(join(scratch, 'bundles'));

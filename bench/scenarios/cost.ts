@@ -69,6 +69,7 @@ writeFileSync(outFile, JSON.stringify(results));
 const CLAIMS = { iss: 'https://issuer.example.com', aud: 'documents-api', iat: 1, exp: 4102444800 };
 
 export const cost: Scenario = {
+  name: 'cost',
   title: 'cost per million calls',
   async run(bench, { capacity, bundles }) {
     const durations = await measureDurations(bench, bundles!);

@@ -212,6 +212,7 @@ function perChange(recorded: readonly Recorded[]): FeedResult['perChange'] {
 }
 
 export const feed: Scenario = {
+  name: 'feed',
   title: `the change feed: writes/s into one repository with it vs before it (${BEFORE_COMMIT}), a follower's count, capacity per change`,
   run: async (bench) => {
     const { service, target, log } = bench;

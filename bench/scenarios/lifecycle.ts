@@ -111,6 +111,7 @@ const dollars = (u: { rru: number; wru: number }) =>
   (u.rru * prices.dynamodbReadPerMillionUnits + u.wru * prices.dynamodbWritePerMillionUnits) / 1e6;
 
 export const lifecycle: Scenario = {
+  name: 'lifecycle',
   title: 'folder life cycle: moving 10,000 documents vs an empty folder, the trash bound, the background work’s cost',
   // report.ts reads `lifecycle` (absent from results written before it existed).
   run: async (bench) => ({ lifecycle: await measureLifecycle(bench) }),

@@ -24,6 +24,7 @@ export interface ScaleResult {
 }
 
 export const scale: Scenario = {
+  name: 'scale',
   title: 'scale: a page of 50 from 100 and from 50,000 documents',
   run: async (bench) => ({ scale: await measureScale(bench) }),
 };

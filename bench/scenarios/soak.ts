@@ -31,6 +31,7 @@ export interface SoakResult {
 type Op = { weight: number; run: () => Request | undefined };
 
 export const soak: Scenario = {
+  name: 'soak',
   title: 'soak: mixed reads and writes from 64 clients',
   async run({ service, target, fixture, log }) {
     const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60);

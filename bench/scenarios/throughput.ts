@@ -67,6 +67,7 @@ async function measure(bench: Bench, endpoint: Endpoint, connections: number, si
 }
 
 export const throughput: Scenario = {
+  name: 'throughput',
   title: 'throughput and latency, service vs its store calls made directly',
   run: async (bench) => ({ throughput: await measureThroughput(bench) }),
 };
