@@ -36,24 +36,35 @@ export const functionBundling = {
    */
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   /**
-   * Lambda hands a function its credentials in environment variables, so the SDK's default
-   * credential chain (SSO, ini files, STS web identity, process, ECS, EC2 metadata, with the
-   * SSO and STS clients they need) is ~140 KB of a handler's ~410 KB that never runs. The
-   * alias swaps it for a 20-line reader of those variables (functions/core/store/env-credentials.ts).
-   * The path is relative to the project root, where NodejsFunction runs esbuild (local bundling).
+   * Modules of the SDK swapped for smaller ones (esbuild's `--alias:from=to`; paths relative to
+   * the project root, where NodejsFunction runs esbuild). Code run unbundled (npm start, the
+   * tests) keeps the real ones.
+   *
+   * - Lambda hands a function its credentials in environment variables, so the SDK's default
+   *   credential chain (SSO, ini files, STS web identity, process, ECS, EC2 metadata, with the
+   *   SSO and STS clients they need) is ~140 KB of a handler's ~410 KB that never runs: a
+   *   20-line reader of those variables instead (functions/core/store/env-credentials.ts).
+   * - Event streams, which DynamoDB does not have, reached by a dynamic `import()` that made
+   *   esbuild wrap most of the SDK in lazy initializers (functions/core/store/no-event-streams.ts):
+   *   ~20 KB and about a tenth of a handler's module load.
    */
-  esbuildArgs: { '--alias': '@aws-sdk/credential-provider-node=./functions/core/store/env-credentials.ts' } as Readonly<
-    Record<string, string>
-  >,
+  esbuildArgs: {
+    '--alias': [
+      '@aws-sdk/credential-provider-node=./functions/core/store/env-credentials.ts',
+      '@smithy/core/event-streams=./functions/core/store/no-event-streams.ts',
+    ],
+  } as Readonly<Record<string, string | readonly string[]>>,
 } as const;
 
-/** `esbuildArgs` as esbuild's API options: so far only `--alias` (`from=to`). */
+/** `esbuildArgs` as esbuild's API options: so far only `--alias` (`from=to`, one or several). */
 function extraOptions(): Pick<BuildOptions, 'alias'> {
   const options: Pick<BuildOptions, 'alias'> = {};
   for (const [flag, value] of Object.entries(functionBundling.esbuildArgs)) {
     if (flag !== '--alias') throw new Error(`lib/bundling.ts: translate ${flag} in esbuildOptions() before using it`);
-    const [from, to] = value.split('=') as [string, string];
-    options.alias = { ...options.alias, [from]: to };
+    for (const alias of typeof value === 'string' ? [value] : value) {
+      const [from, to] = alias.split('=') as [string, string];
+      options.alias = { ...options.alias, [from]: to };
+    }
   }
   return options;
 }

@@ -86,7 +86,10 @@ export class RouteFunction extends Construct {
         bundleAwsSDK: true,
         externalModules: [...functionBundling.externalModules],
         banner: functionBundling.banner,
-        esbuildArgs: { ...functionBundling.esbuildArgs },
+        // NodejsFunction passes an array as one flag per item (`--alias:from=to`).
+        esbuildArgs: Object.fromEntries(
+          Object.entries(functionBundling.esbuildArgs).map(([flag, value]) => [flag, typeof value === 'string' ? value : [...value]]),
+        ),
         tsconfig: join(projectRoot, 'tsconfig.json'),
         // Files the handler reads at run time (e.g. the docs page's assets) go beside the bundle.
         ...(files.length > 0
