@@ -9,8 +9,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { db, tableName } from '#core/store/client';
-import { type DynamoDbLocal, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { repositoryPartition, TRASH_PREFIX } from '#core/store/keys';
+import { type DynamoDbLocal, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { ensure, newDocument, newFolder, newRepository, newUser, type Repository, type User } from '#test/support/http';
 import { expectInvariants, scanTable } from '#test/support/invariants';
 import { startTestService, type TestService } from '#test/support/service';
