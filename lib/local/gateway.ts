@@ -15,6 +15,7 @@ import {
   HANDLER_TIMEOUT_MS,
   type LambdaHandler,
   newApiGatewayRequestId,
+  type Resolution,
   resolveRoute,
   toGatewayResponse,
 } from './lambda-event';
@@ -78,10 +79,25 @@ export interface Gateway {
 
 export function createGateway(options: GatewayOptions): Gateway {
   const loadHandler = options.loadHandler ?? moduleHandlerLoader();
-  const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const log = options.log ?? stdoutLines();
   const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
   const maxBodyBytes = options.maxBodyBytes ?? API_GATEWAY_MAX_PAYLOAD_BYTES;
   const timeoutMs = options.handlerTimeoutMs ?? HANDLER_TIMEOUT_MS;
+  /**
+   * Route resolutions by method and path: the route table never changes, and a client reading
+   * one resource asks for the same path again and again. Bounded; emptied when full.
+   */
+  const resolutions = new Map<string, Resolution>();
+  const resolve = (method: string, path: string): Resolution => {
+    const key = `${method} ${path}`;
+    let resolution = resolutions.get(key);
+    if (!resolution) {
+      if (resolutions.size >= RESOLUTIONS_KEPT) resolutions.clear();
+      resolution = resolveRoute(method, path);
+      resolutions.set(key, resolution);
+    }
+    return resolution;
+  };
 
   const listener = (req: IncomingMessage, res: ServerResponse, awaitingContinue = false) => {
     const started = process.hrtime.bigint();
@@ -128,18 +144,20 @@ export function createGateway(options: GatewayOptions): Gateway {
       }
     }
 
-    const body = await readBody(req, maxBodyBytes, awaitingContinue ? () => res.writeContinue() : undefined);
+    const reading = readBody(req, maxBodyBytes, awaitingContinue ? () => res.writeContinue() : undefined);
+    const body = reading instanceof Promise ? await reading : reading;
     if (body === 'too-large') {
       return problem('payload-too-large', `The request body is larger than ${maxBodyBytes} bytes.`, { connection: 'close' });
     }
 
-    const resolution = resolveRoute(method, path);
+    const resolution = resolve(method, path);
     let claims: JwtClaims | undefined;
     // A public route (the API's docs) has no authorizer, like `$default`.
     if (resolution.kind === 'route' && !resolution.route.public) {
       // Two Authorization headers: which user this is would depend on their order. Refused.
-      const authorizations = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'authorization');
-      if (authorizations.length > 1) {
+      let authorizations = 0;
+      for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'authorization') authorizations++;
+      if (authorizations > 1) {
         return problem('unauthorized', 'Send one Authorization header, not several.', {
           'www-authenticate': 'Bearer error="invalid_request"',
         });
@@ -161,27 +179,82 @@ export function createGateway(options: GatewayOptions): Gateway {
     const event = buildEvent({ method, url, rawHeaders: req.rawHeaders, body, sourceIp: sourceIp(req), requestId }, resolution, claims);
     const handler = await loadHandler(resolution.route.handler);
     const context = buildContext(resolution.route.name, randomUUID(), timeoutMs);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-    try {
-      const result = await Promise.race([handler(event, context), timedOut]);
-      if (result === 'timeout') {
-        logError(`gateway: ${resolution.route.name} did not answer within ${timeoutMs} ms`);
-        return problem('unavailable', 'The request timed out; try again.', { 'retry-after': '1' });
-      }
-      const response = toGatewayResponse(result);
-      if (!response) {
-        logError(`gateway: ${resolution.route.name} returned an invalid result: ${safeJson(result)}`);
-        return internalError();
-      }
-      return response;
-    } catch (error) {
-      logError(`gateway: ${resolution.route.name} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-      return internalError();
-    } finally {
-      clearTimeout(timer);
-    }
+    return invoke(handler, event, context, resolution.route.name);
   }
+
+  /** The handler's answer, or 503 when it has none within the timeout, or 500 when it fails or answers garbage. */
+  function invoke(
+    handler: LambdaHandler,
+    event: Parameters<LambdaHandler>[0],
+    context: Parameters<LambdaHandler>[1],
+    name: string,
+  ): Promise<GatewayResponse> {
+    return new Promise((resolve) => {
+      let done = false;
+      const timer = setTimeout(() => {
+        done = true;
+        logError(`gateway: ${name} did not answer within ${timeoutMs} ms`);
+        resolve(problem('unavailable', 'The request timed out; try again.', { 'retry-after': '1' }));
+      }, timeoutMs);
+      const failed = (error: unknown) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        logError(`gateway: ${name} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        resolve(internalError());
+      };
+      const answered = (result: unknown) => {
+        if (done) return;
+        let response: GatewayResponse | undefined;
+        try {
+          response = toGatewayResponse(result);
+        } catch (error) {
+          failed(error);
+          return;
+        }
+        done = true;
+        clearTimeout(timer);
+        if (!response) {
+          logError(`gateway: ${name} returned an invalid result: ${safeJson(result)}`);
+          resolve(internalError());
+        } else resolve(response);
+      };
+      try {
+        Promise.resolve(handler(event, context)).then(answered, failed);
+      } catch (error) {
+        failed(error);
+      }
+    });
+  }
+}
+
+/** Entries of a gateway's route cache. */
+const RESOLUTIONS_KEPT = 10_000;
+
+/**
+ * Lines to stdout, written together once per turn of the event loop: one write call for all the
+ * requests answered in that turn instead of one each (a write to a terminal or pipe is a
+ * synchronous system call). Whatever is still waiting is written when the process exits.
+ * One for the process (the access log and the worker's lines share it, so they keep their order).
+ */
+export function stdoutLines(): (line: string) => void {
+  stdoutLog ??= lineBuffer((text) => process.stdout.write(text));
+  return stdoutLog;
+}
+let stdoutLog: ((line: string) => void) | undefined;
+
+function lineBuffer(write: (text: string) => void): (line: string) => void {
+  let pending = '';
+  const flush = () => {
+    const text = pending;
+    pending = '';
+    if (text !== '') write(text);
+  };
+  process.on('exit', flush);
+  return (line) => {
+    if (pending === '') setImmediate(flush);
+    pending += `${line}\n`;
+  };
 }
 
 /** API Gateway takes the token with or without the `Bearer ` prefix. */
@@ -196,13 +269,18 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * keeping data and reports 'too-large'; the rest is discarded as it arrives. A client waiting
  * for `100 Continue` only gets it (`sendContinue`) when the declared length fits.
  */
-function readBody(req: IncomingMessage, limit: number, sendContinue?: () => void): Promise<Buffer | 'too-large'> {
-  const declared = Number(req.headers['content-length']);
+function readBody(req: IncomingMessage, limit: number, sendContinue?: () => void): Buffer | 'too-large' | Promise<Buffer | 'too-large'> {
+  const length = req.headers['content-length'];
+  const declared = Number(length);
   if (Number.isFinite(declared) && declared > limit) {
     if (!sendContinue) req.resume(); // already asked for: discard it
-    return Promise.resolve('too-large');
+    return 'too-large';
   }
   sendContinue?.();
+  // Neither Content-Length nor Transfer-Encoding, or a length of 0: HTTP/1.1 says there is no
+  // body (node:http's parser agrees), so there is nothing to wait for. node:http drains the
+  // request itself once the answer is written.
+  if ((length === undefined && req.headers['transfer-encoding'] === undefined) || declared === 0) return EMPTY;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -222,6 +300,8 @@ function readBody(req: IncomingMessage, limit: number, sendContinue?: () => void
     req.once('error', reject);
   });
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /** An answer as it went out on the wire. */
 export interface WrittenAnswer {

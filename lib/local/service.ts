@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { referenceAssetFiles } from '#functions/routes';
 import { defaultTableName } from '#lib/table';
 import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-local';
-import { createGateway, type Gateway, type GatewayOptions, moduleHandlerLoader, problem } from './gateway';
+import { createGateway, type Gateway, type GatewayOptions, moduleHandlerLoader, problem, stdoutLines } from './gateway';
 import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, verifierFromEnv } from './jwt';
 import { checkLayoutVersion, OldLayoutError } from './layout-version';
 import { type LocalWorker, startLocalWorker } from './worker';
@@ -133,7 +133,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     process.env.DOCS_ASSETS_DIR ||= docsAssetsDir();
 
     const loadHandler = moduleHandlerLoader();
-    const log = opts.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+    const log = opts.log ?? stdoutLines();
     const worker = await startLocalWorker({
       endpoint,
       tableName,
@@ -149,7 +149,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     gateway = createGateway({
       verifier: auth.verifier,
       loadHandler,
-      ...(opts.log ? { log: opts.log } : {}),
+      log,
       ...(opts.onAnswer ? { onAnswer: opts.onAnswer } : {}),
       ...(localIssuer ? { publicDocuments: (path: string) => issuerDocument(path, baseUrl, localIssuer) } : {}),
     });
