@@ -6,13 +6,13 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { memorySize } from '#lib/function-settings';
+import { memorySizes } from '#lib/function-settings';
 import { BUDGETS, type Budget, budgets } from './budgets';
 import { f, table } from './markdown';
 import { prices } from './prices';
 import { accessPatterns, type CapacityRow, capacitySection } from './scenarios/capacity';
 import { type Bundle, type ColdStartRow, coldStartSection } from './scenarios/cold-start';
-import { type CostRow, costSection, type DurationRow } from './scenarios/cost';
+import { type CostRow, costSection, costs, type DurationRow, priced } from './scenarios/cost';
 import { type FeedResult, feedSection } from './scenarios/feed';
 import { type LifecycleResult, lifecycleSection } from './scenarios/lifecycle';
 import { type ScaleResult, scaleSection } from './scenarios/scale';
@@ -64,11 +64,14 @@ ${r.sharing ? sharingSection(r.sharing) : ''}
 ${r.lifecycle ? lifecycleSection(r.lifecycle) : ''}
 ${r.soak ? soakSection(r.soak) : ''}`;
 
-export async function writeReports(r: Results): Promise<string> {
+export async function writeReports(results: Results): Promise<string> {
+  // Priced at the memory sizes configured now: \`--report\` after a change of lib/function-settings.ts re-prices.
+  const durations = results.durations[0]?.route ? priced(results.durations) : results.durations;
+  const r = durations === results.durations ? results : { ...results, durations, cost: costs(durations, results.capacity) };
   const list = budgets(r);
   const write = (file: string, text: string) => writeFile(join(import.meta.dirname, file), text);
   const { bundles: _, ...measured } = r;
-  await write('results.json', `${JSON.stringify({ ...measured, budgets: list, prices, memorySize }, null, 2)}\n`);
+  await write('results.json', `${JSON.stringify({ ...measured, budgets: list, prices, memorySizes }, null, 2)}\n`);
   await write('results.md', resultsMarkdown(r, list));
   await write('access-patterns.md', accessPatterns(r.capacity));
   return list.map((b) => `${b.verdict.padEnd(12)} ${b.budget}: ${b.measured}`).join('\n');

@@ -1,37 +1,77 @@
 /**
- * Cost: dollars per million calls of each endpoint on AWS. The handler's duration is measured
- * by calling its deployed bundle (cold-start.ts bundles it) in a fresh Node process with API
- * Gateway events, against DynamoDB Local; its capacity comes from the capacity scenario.
+ * Cost: dollars per million calls of each endpoint on AWS, priced from what a busy function
+ * pays. Each function's bundle (as the stack bundles it) runs in a fresh Node process with API
+ * Gateway events against DynamoDB Local: a warm-up, then thousands of calls, each timed for
+ * wall time and CPU (`process.cpuUsage`: DynamoDB's wait is not CPU). Beside each read handler,
+ * the same DynamoDB requests (captured from the handler through a recording proxy) are made by
+ * a bare SDK client bundled the same way (bench/reference/bare-sdk.ts), in the same way.
  *
  * On Lambda a function gets a share of a vCPU proportional to its memory (1 vCPU at 1,769 MB),
- * so the CPU part of the duration measured here (one core) is scaled by 1,769 / memory; the
- * rest (waiting on DynamoDB) is kept as measured. Lambda bills whole milliseconds.
+ * so the CPU part is scaled by 1,769 / memory; the wait is kept as measured. Lambda bills
+ * whole milliseconds, and (since August 2025) the init phase of a cold start too.
  */
 import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { memorySize, timeoutSeconds } from '#lib/function-settings';
+import { build } from 'esbuild';
+import { routes } from '#functions/routes';
+import { bundleHandler, esbuildOptions, projectRoot } from '#lib/bundling';
+import { memorySizeOf } from '#lib/function-settings';
 import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
-import { callsOf, endpoints } from '../endpoints';
-import { median, round } from '../load';
+import { callsOf, type Endpoint, endpoints } from '../endpoints';
+import { median, quantile, round } from '../load';
 import { f, table, usd } from '../markdown';
 import { MB_PER_VCPU, prices } from '../prices';
+import type { WireRequest } from '../reference/bare-sdk';
 import type { Bench, Scenario } from '../run';
 import type { CapacityRow } from './capacity';
 import type { Bundle, ColdStartRow } from './cold-start';
 
-export interface DurationRow {
+/**
+ * Calls measured after the warm-up: reads (the CPU budget's subject) get more. Writes stay under
+ * the 1,000 repositories one user may have (POST / by the fixture's user).
+ */
+const CALLS = { read: { warmUp: 500, measured: 2_500 }, write: { warmUp: 150, measured: 600 } };
+
+/** CPU and wall time per call, after the warm-up. */
+export interface CallFigures {
+  /** Mean CPU per call: the process's CPU over all measured calls (GC included) / calls. */
+  cpuMs: number;
+  /** Medians and 99th percentiles per call. */
+  cpuP50: number;
+  cpuP99: number;
+  wallP50: number;
+  wallP99: number;
+  /** Median of wall − CPU per call: the wait for DynamoDB. */
+  waitMs: number;
+  waitP99: number;
+  calls: number;
+}
+
+export interface DurationRow extends CallFigures {
   endpoint: string;
+  /** The function (route) that serves it. */
+  route: string;
   /** The first call of a fresh process (SDK client set up, connection opened). */
   firstMs: number;
-  /** Medians over the warm calls: wall time, and CPU time of the process. */
-  wallMs: number;
-  cpuMs: number;
-  /** Expected on Lambda at the configured memory: CPU scaled to its vCPU share, plus the wait. */
+  /** For a read: the same DynamoDB requests made by a bare SDK client, and handler CPU / bare CPU. */
+  bare?: CallFigures & { requests: string };
+  cpuRatio?: number;
+  /** Expected on Lambda at the function's configured memory size: CPU scaled to its vCPU share, plus the wait (set by `priced`). */
+  memorySize: number;
   lambdaMs: number;
-  calls: number;
+}
+
+/** The durations at each function's memory size as configured now (lib/function-settings.ts). */
+export function priced(durations: DurationRow[]): DurationRow[] {
+  return durations.map((row) => {
+    const memorySize = memorySizeOf(row.route);
+    return { ...row, memorySize, lambdaMs: round(row.waitMs + row.cpuMs * Math.max(1, MB_PER_VCPU / memorySize)) };
+  });
 }
 
 export interface CostRow {
@@ -47,13 +87,21 @@ export interface CostRow {
   total: number;
 }
 
-/** Calls the bundle's handler with each event in turn; writes [{status, wallMs, cpuMs}]. */
+/**
+ * Calls the module's handler with each event in turn (the first `warmUp` unmeasured, save the
+ * first call's wall time); writes { firstMs, calls: [status, wallMs, cpuMs][], cpuTotalMs }.
+ */
 const INVOKE = `
 import { readFileSync, writeFileSync } from 'node:fs';
-const [bundle, eventsFile, outFile] = process.argv.slice(1);
+const [bundle, eventsFile, outFile, warmUpText] = process.argv.slice(1);
+const warmUp = Number(warmUpText);
 const { handler } = await import(bundle);
-const results = [];
-for (const [i, event] of JSON.parse(readFileSync(eventsFile, 'utf8')).entries()) {
+const events = JSON.parse(readFileSync(eventsFile, 'utf8'));
+const calls = [];
+let firstMs = 0;
+let total;
+for (const [i, event] of events.entries()) {
+  if (i === warmUp) total = process.cpuUsage();
   const context = { awsRequestId: 'bench-' + i, functionName: 'bench', functionVersion: '$LATEST', memoryLimitInMB: process.env.MEMORY,
     invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:bench', logGroupName: '/aws/lambda/bench', logStreamName: 'bench',
     callbackWaitsForEmptyEventLoop: true, getRemainingTimeInMillis: () => 20000 };
@@ -62,28 +110,127 @@ for (const [i, event] of JSON.parse(readFileSync(eventsFile, 'utf8')).entries())
   const result = await handler(event, context);
   const wallMs = performance.now() - started;
   const used = process.cpuUsage(cpu);
-  results.push({ status: result.statusCode, wallMs, cpuMs: (used.user + used.system) / 1000 });
+  if (i === 0) firstMs = wallMs;
+  if (i >= warmUp) calls.push([result.statusCode, wallMs, (used.user + used.system) / 1000]);
 }
-writeFileSync(outFile, JSON.stringify(results));
+const used = process.cpuUsage(total);
+writeFileSync(outFile, JSON.stringify({ firstMs, calls, cpuTotalMs: (used.user + used.system) / 1000 }));
 `;
 const CLAIMS = { iss: 'https://issuer.example.com', aud: 'documents-api', iat: 1, exp: 4102444800 };
 
 export const cost: Scenario = {
   name: 'cost',
-  title: 'cost per million calls',
+  title: 'cost per million calls, from warm CPU per call',
   async run(bench, { capacity, bundles }) {
-    const durations = await measureDurations(bench, bundles!);
+    const files = bundles ?? (await bundleForCost(join(bench.scratch, 'cost-bundles')));
+    const durations = priced(await measureDurations(bench, files));
     const rows = costs(durations, capacity!);
     for (const row of rows) bench.log(`  ${row.endpoint.padEnd(28)} $${row.total.toFixed(3)} per million (${row.billedMs} ms billed)`);
     return { durations, cost: rows };
   },
 };
 
-async function measureDurations({ service, fixture, scratch, lambdaEnv }: Bench, bundles: Bundle[], calls = 40): Promise<DurationRow[]> {
+/** Every route's bundle and the bare SDK reference, when the cold-start scenario did not run before. */
+async function bundleForCost(dir: string): Promise<Bundle[]> {
+  const bundles: Bundle[] = [];
+  for (const { name, handler } of routes) {
+    const file = await bundleHandler(handler, join(dir, name));
+    bundles.push({ name, handler, file, bytes: 0, gzipBytes: 0 });
+  }
+  return bundles;
+}
+
+async function bareBundle(dir: string): Promise<string> {
+  const out = join(dir, 'bare-sdk', 'index.mjs');
+  await build(esbuildOptions(join(projectRoot, 'bench', 'reference', 'bare-sdk.ts'), out));
+  return out;
+}
+
+/** Runs INVOKE in a fresh process; `env` on top of the Lambda environment. */
+async function invoke(
+  module: string,
+  events: unknown[],
+  files: { events: string; out: string },
+  warmUp: number,
+  env: Record<string, string>,
+) {
+  await writeFile(files.events, JSON.stringify(events));
+  await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', INVOKE, pathToFileURL(module).href, files.events, files.out, String(warmUp)],
+    {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      maxBuffer: 256 * 1024 * 1024, // INFO logs, one line per call, as on Lambda
+    },
+  );
+  return JSON.parse(await readFile(files.out, 'utf8')) as { firstMs: number; calls: [number, number, number][]; cpuTotalMs: number };
+}
+
+function figures(calls: [number, number, number][], cpuTotalMs: number): CallFigures {
+  const wall = calls.map((c) => c[1]);
+  const cpu = calls.map((c) => c[2]);
+  const wait = calls.map((c) => Math.max(0, c[1] - c[2]));
+  return {
+    cpuMs: round(cpuTotalMs / calls.length, 3),
+    cpuP50: round(median(cpu), 3),
+    cpuP99: round(quantile(cpu, 0.99), 3),
+    wallP50: round(median(wall), 3),
+    wallP99: round(quantile(wall, 0.99), 3),
+    waitMs: round(median(wait), 3),
+    waitP99: round(quantile(wait, 0.99), 3),
+    calls: calls.length,
+  };
+}
+
+/**
+ * The DynamoDB requests one call of the handler sends: the handler runs once in a fresh process
+ * with DYNAMODB_ENDPOINT on a proxy here that records each request's operation and body and
+ * passes it on. A request that starts while another is in flight was sent in parallel with it.
+ */
+async function captureRequests(module: string, event: unknown, files: { events: string; out: string }, env: Record<string, string>) {
+  const target = new URL(env.DYNAMODB_ENDPOINT!);
+  const captured: WireRequest[] = [];
+  let inFlight = 0;
+  const proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+      captured.push({ operation, input: JSON.parse(body.toString('utf8')), ...(inFlight > 0 ? { parallel: true } : {}) });
+      inFlight++;
+      const forward = httpRequest(
+        { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 500, answer.headers);
+          answer.pipe(res).on('finish', () => inFlight--);
+        },
+      );
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = proxy.address() as AddressInfo;
+    await invoke(module, [event], files, 0, { ...env, DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` });
+  } finally {
+    proxy.close();
+  }
+  // The store asks every request for its consumed capacity; so does the bare client then.
+  return captured;
+}
+
+const isRead = (endpoint: Endpoint) => endpoint.name.startsWith('GET ');
+
+async function measureDurations({ service, fixture, scratch, lambdaEnv, log }: Bench, bundles: Bundle[]): Promise<DurationRow[]> {
+  const bare = await bareBundle(join(scratch, 'cost-bundles'));
   const rows: DurationRow[] = [];
   for (const endpoint of endpoints) {
-    const call = await callsOf(endpoint, calls, (kind, count) => service.targets(kind, count));
-    const events = Array.from({ length: calls }, (_, n) => {
+    const read = isRead(endpoint);
+    const { warmUp, measured } = read ? CALLS.read : CALLS.write;
+    const count = warmUp + measured;
+    const call = await callsOf(endpoint, count + 1, (kind, n) => service.targets(kind, n));
+    const events = Array.from({ length: count + 1 }, (_, n) => {
       const { method, path, body } = endpoint.http(fixture, call(n));
       const raw = {
         method,
@@ -96,68 +243,118 @@ async function measureDurations({ service, fixture, scratch, lambdaEnv }: Bench,
     });
     const route = resolveRoute(events[0]!.requestContext.http.method, events[0]!.rawPath).route.name;
     const bundle = bundles.find((b) => b.name === route)!;
+    const memorySize = memorySizeOf(route); // what Lambda's context says; the pricing is priced()'s
     const slug = endpoint.name.replace(/[^A-Za-z]+/g, '-');
-    const [eventsFile, outFile] = [join(scratch, `${slug}.events.json`), join(scratch, `${slug}.results.json`)];
-    await writeFile(eventsFile, JSON.stringify(events));
-    await promisify(execFile)(
-      process.execPath,
-      ['--input-type=module', '-e', INVOKE, pathToFileURL(bundle.file).href, eventsFile, outFile],
-      {
-        env: { PATH: process.env.PATH ?? '', MEMORY: String(memorySize), ...lambdaEnv },
-        maxBuffer: 64 * 1024 * 1024, // INFO logs, one line per call, as on Lambda
-      },
-    );
-    const results: { status: number; wallMs: number; cpuMs: number }[] = JSON.parse(await readFile(outFile, 'utf8'));
-    const wrong = results.filter((r) => r.status !== endpoint.status).map((r) => r.status);
-    if (wrong.length > 0) throw new Error(`${endpoint.name}: bundle answered ${wrong.join(', ')}`);
-    const warm = results.slice(1);
-    const wallMs = median(warm.map((r) => r.wallMs));
-    const cpuMs = median(warm.map((r) => r.cpuMs));
-    const lambdaMs = Math.max(0, wallMs - cpuMs) + cpuMs * Math.max(1, MB_PER_VCPU / memorySize);
-    rows.push({
+    const files = { events: join(scratch, `${slug}.events.json`), out: join(scratch, `${slug}.results.json`) };
+    const env = { MEMORY: String(memorySize), ...lambdaEnv };
+    // The last event is the capture's (a write's target is used once).
+    const requests = read ? await captureRequests(bundle.file, events[count], files, env) : [];
+    const result = await invoke(bundle.file, events.slice(0, count), files, warmUp, env);
+    const wrong = result.calls.filter(([status]) => status !== endpoint.status).map(([status]) => status);
+    if (wrong.length > 0) throw new Error(`${endpoint.name}: bundle answered ${[...new Set(wrong)].join(', ')}`);
+    const own = figures(result.calls, result.cpuTotalMs);
+    let bareFigures: DurationRow['bare'];
+    if (read) {
+      const replay = await invoke(
+        bare,
+        Array.from({ length: count }, () => requests),
+        files,
+        warmUp,
+        env,
+      );
+      const shape = requests.map((r, i) => (i > 0 ? (r.parallel ? ' ∥ ' : ' → ') : '') + r.operation).join('');
+      bareFigures = { ...figures(replay.calls, replay.cpuTotalMs), requests: shape };
+    }
+    const row: DurationRow = {
       endpoint: endpoint.name,
-      firstMs: round(results[0]!.wallMs),
-      wallMs: round(wallMs, 3),
-      cpuMs: round(cpuMs, 3),
-      lambdaMs: round(lambdaMs),
-      calls,
-    });
+      route,
+      firstMs: round(result.firstMs),
+      ...own,
+      ...(bareFigures ? { bare: bareFigures, cpuRatio: round(own.cpuMs / bareFigures.cpuMs) } : {}),
+      memorySize,
+      lambdaMs: 0,
+    };
+    log(
+      `  ${endpoint.name.padEnd(28)} CPU ${f(row.cpuMs, 3)} ms/call` +
+        (bareFigures ? ` vs bare SDK ${f(bareFigures.cpuMs, 3)} (${f(row.cpuRatio!)}×)` : '') +
+        `, wait ${f(row.waitMs, 2)} ms`,
+    );
+    rows.push(row);
   }
   return rows;
 }
 
-function costs(durations: DurationRow[], capacity: CapacityRow[]): CostRow[] {
+/** Dollars per million calls for the Lambda time of `ms` at `mb` (billed in whole ms). */
+const lambdaDollars = (mb: number, ms: number) => (mb / 1024) * (Math.ceil(ms) / 1000) * prices.lambdaArmPerGbSecond * 1e6;
+
+export function costs(durations: DurationRow[], capacity: CapacityRow[]): CostRow[] {
   return durations.map((duration) => {
     const units = capacity.find((c) => c.endpoint === duration.endpoint)!.aws;
-    const billedMs = Math.ceil(duration.lambdaMs);
     const row = {
       endpoint: duration.endpoint,
-      billedMs,
+      billedMs: Math.ceil(duration.lambdaMs),
       readUnits: units.read,
       writeUnits: units.write,
       httpApi: prices.httpApiPerMillion,
       lambdaRequests: prices.lambdaRequestsPerMillion,
-      lambdaDuration: (memorySize / 1024) * (billedMs / 1000) * prices.lambdaArmPerGbSecond * 1e6,
+      lambdaDuration: lambdaDollars(duration.memorySize, duration.lambdaMs),
       dynamodb: units.read * prices.dynamodbReadPerMillionUnits + units.write * prices.dynamodbWritePerMillionUnits,
     };
     return { ...row, total: row.httpApi + row.lambdaRequests + row.lambdaDuration + row.dynamodb };
   });
 }
 
-/** The least a strongly consistent read of one item costs per million, before any Lambda time. */
+/** HTTP API, the Lambda request and one strongly consistent read of one item: the least a read costs per million. */
 export const READ_FLOOR = prices.httpApiPerMillion + prices.lambdaRequestsPerMillion + prices.dynamodbReadPerMillionUnits;
+
+/** The memory sizes the model prices, and what it assumes (section 5 states both). */
+export const MEMORY_MODEL = {
+  sizes: [128, 256, 512, 768, 1024, 1536, MB_PER_VCPU],
+  /** Share of calls that start a new execution environment (its init is billed). */
+  coldShare: 0.01,
+  /** The latency the sizes are chosen within: a warm call's p99, a cold start's module load. */
+  warmP99Ms: 50,
+  coldLoadMs: 1000,
+};
+
+export interface MemoryChoice {
+  route: string;
+  /** Per size: warm ms (median), warm p99 ms, cold module load ms, Lambda $ per million (warm + cold share). */
+  sizes: { mb: number; warmMs: number; p99Ms: number; coldMs: number; dollars: number; within: boolean }[];
+  /** The cheapest size within the latency, and the one configured. */
+  best: number;
+  configured: number;
+}
+
+/** For each function: what each size would cost and how fast it would be, from the warm figures and the module load. */
+export function memoryChoices(durations: DurationRow[], coldStart: ColdStartRow[]): MemoryChoice[] {
+  const seen = new Set<string>();
+  return durations
+    .filter((row) => !seen.has(row.route) && seen.add(row.route))
+    .map((row) => {
+      const load = coldStart.find((c) => c.name === row.route)?.loadMs ?? 0;
+      const sizes = MEMORY_MODEL.sizes.map((mb) => {
+        const scale = Math.max(1, MB_PER_VCPU / mb);
+        const warmMs = row.waitMs + row.cpuMs * scale;
+        const p99Ms = row.waitP99 + row.cpuP99 * scale;
+        const coldMs = load * scale;
+        const dollars = lambdaDollars(mb, warmMs) + MEMORY_MODEL.coldShare * lambdaDollars(mb, coldMs);
+        const within = p99Ms <= MEMORY_MODEL.warmP99Ms && coldMs <= MEMORY_MODEL.coldLoadMs;
+        return { mb, warmMs: round(warmMs, 1), p99Ms: round(p99Ms, 1), coldMs: round(coldMs), dollars: round(dollars, 4), within };
+      });
+      const candidates = sizes.filter((size) => size.within);
+      const best = (candidates.length ? candidates : sizes).reduce((a, b) => (b.dollars < a.dollars ? b : a)).mb;
+      return { route: row.route, sizes, best, configured: row.memorySize };
+    });
+}
 
 export function costSection(durations: DurationRow[], cost: CostRow[], coldStart: ColdStartRow[], budget: number): string {
   const doc = cost.find((row) => row.endpoint === 'GET /document/{id}')!;
-  const duration = durations.find((row) => row.endpoint === 'GET /document/{id}')!;
-  const load = coldStart.find((row) => row.name === 'GetDocument')!;
-  const memoryRows = [128, 256, 512, 1024, MB_PER_VCPU].map((mb) => {
-    const scale = Math.max(1, MB_PER_VCPU / mb);
-    const ms = Math.max(0, duration.wallMs - duration.cpuMs) + duration.cpuMs * scale;
-    const dollars = (mb / 1024) * (Math.ceil(ms) / 1000) * prices.lambdaArmPerGbSecond * 1e6;
-    return [mb === memorySize ? `**${mb}** (configured)` : mb, f(ms, 1), usd(dollars), f(load.loadMs * scale, 0)];
-  });
-  const configured = memoryRows.find((row) => String(row[0]).includes('configured'))!;
+  const docDuration = durations.find((row) => row.endpoint === 'GET /document/{id}')!;
+  const reads = durations.filter((row) => row.bare);
+  const choices = memoryChoices(durations, coldStart);
+  const docChoice = choices.find((c) => c.route === docDuration.route)!;
+  const { warmUp, measured } = CALLS.read;
   return `## 5. Cost
 
 Dollars per million calls on AWS, ${prices.region}, list prices checked on **${prices.checked}** (\`bench/prices.ts\`): HTTP API
@@ -165,20 +362,42 @@ $${f(prices.httpApiPerMillion)} per million requests; Lambda $${f(prices.lambdaR
 (arm64); DynamoDB on-demand $${f(prices.dynamodbReadPerMillionUnits, 3)} per million RRU and $${f(prices.dynamodbWritePerMillionUnits, 3)} per million WRU. Free tiers,
 logs and data transfer are left out.
 
-**Handler duration.** Each function's bundle called ${durations[0]!.calls} times in a fresh Node process with API Gateway
-events, against DynamoDB Local, \`LOG_LEVEL=INFO\` as deployed; warm figures leave out the first call. At the
-configured ${memorySize} MB (\`lib/function-settings.ts\`; timeout ${timeoutSeconds} s) Lambda gives ${f(memorySize / MB_PER_VCPU)} of a vCPU (one at
-${MB_PER_VCPU} MB), so the CPU part is scaled by ${f(MB_PER_VCPU / memorySize)}, the wait for DynamoDB kept as measured.
+**Warm CPU per call.** Each function's bundle, called in a fresh Node process with API Gateway events against
+DynamoDB Local, \`LOG_LEVEL=INFO\` as deployed: ${warmUp} calls to warm up, then ${measured} measured (writes ${CALLS.write.warmUp} and
+${CALLS.write.measured}). CPU is the process's CPU over the measured calls divided by their number (\`process.cpuUsage\`, garbage
+collection included, DynamoDB's wait not); the wait is the median of wall − CPU per call. **Bare SDK**: the same
+DynamoDB requests, captured from the handler through a recording proxy, made the same number of times by a plain
+low-level client bundled the same way (\`bench/reference/bare-sdk.ts\`): what the SDK alone costs for that work.
 
 ${table(
-  ['Endpoint', 'first call ms', 'warm ms', 'CPU ms', `on Lambda at ${memorySize} MB`],
-  durations.map((row) => [row.endpoint, f(row.firstMs, 1), f(row.wallMs), f(row.cpuMs), f(row.lambdaMs, 1)]),
+  ['Endpoint', 'requests', 'handler CPU ms', 'p99', 'bare SDK CPU ms', 'p99', 'ratio', 'wait ms'],
+  reads.map((row) => [
+    row.endpoint,
+    row.bare!.requests,
+    f(row.cpuMs, 3),
+    f(row.cpuP99, 3),
+    f(row.bare!.cpuMs, 3),
+    f(row.bare!.cpuP99, 3),
+    `**${f(row.cpuRatio!)}**`,
+    f(row.waitMs),
+  ]),
 )}
 
+Writes (no bare reference: a replayed transaction fails its conditions):
+
 ${table(
-  ['Endpoint', 'Billed ms', 'RRU / WRU', 'HTTP API', 'Lambda requests', 'Lambda duration', 'DynamoDB', 'Total per million'],
+  ['Endpoint', 'CPU ms', 'p99', 'wait ms', 'first call ms'],
+  durations.filter((row) => !row.bare).map((row) => [row.endpoint, f(row.cpuMs, 3), f(row.cpuP99, 3), f(row.waitMs), f(row.firstMs, 1)]),
+)}
+
+**Cost.** On Lambda the CPU part is scaled by 1,769 MB / the function's memory (one vCPU at ${MB_PER_VCPU} MB), the wait kept as
+measured (on AWS a DynamoDB round trip is a few ms, as here); Lambda bills whole ms.
+
+${table(
+  ['Endpoint', 'MB', 'Billed ms', 'RRU / WRU', 'HTTP API', 'Lambda requests', 'Lambda duration', 'DynamoDB', 'Total per million'],
   cost.map((r) => [
     r.endpoint,
+    durations.find((d) => d.endpoint === r.endpoint)!.memorySize,
     r.billedMs,
     `${r.readUnits} / ${r.writeUnits}`,
     ...[r.httpApi, r.lambdaRequests, r.lambdaDuration, r.dynamodb].map(usd),
@@ -188,17 +407,44 @@ ${table(
 
 **GET /document/{id} and the $${f(budget)} budget.** HTTP API and the Lambda request cost
 $${f(prices.httpApiPerMillion + prices.lambdaRequestsPerMillion)} per million before any code runs; the strongly consistent read the contract's
-read-your-writes needs makes it **${usd(READ_FLOOR)} with no Lambda time at all**. The role, read in the same request,
-adds an RRU, and ${doc.billedMs} ms at ${memorySize} MB add ${usd(doc.lambdaDuration)}: **${usd(doc.total)}**. Eventually consistent reads
-(${usd(READ_FLOOR)} for both items), roles in the JWT (a revoked member keeps access until it expires) or a REST API
-calling DynamoDB without Lambda ($3.50 per million) each trade away what the contract promises.
+read-your-writes needs makes it ${usd(READ_FLOOR)}, and the caller's role, read in the same request (revocation is
+immediate), one more RRU: **${usd(READ_FLOOR + prices.dynamodbReadPerMillionUnits)} with no Lambda time at all**. ${doc.billedMs} ms at ${docDuration.memorySize} MB add
+${usd(doc.lambdaDuration)}: **${usd(doc.total)}**.
 
-**Memory.** The same model at other sizes, for GET /document/{id} (on AWS the wait for DynamoDB is a few ms,
-which favours smaller sizes a little more); cold start is §4's module load scaled the same way:
+## 6. Memory size
 
-${table(['Memory MB', 'Duration ms', 'Lambda duration $ per million', 'Cold start ms (model)'], memoryRows)}
+Each function priced at each size from its warm figures above and its module load (§4), both scaled by the vCPU
+share: a warm call's duration and p99, a cold start's module load (billed as init), and Lambda's dollars per
+million calls with ${f(MEMORY_MODEL.coldShare * 100, 0)}% of calls cold. The size chosen is the cheapest whose warm p99 is within
+${MEMORY_MODEL.warmP99Ms} ms and whose cold module load is within ${f(MEMORY_MODEL.coldLoadMs / 1000, 0)} s (\`lib/function-settings.ts\` sets it; the stack reads it).
+GET /document/{id}:
 
-Below ${MB_PER_VCPU} MB the work is mostly CPU: halving the memory about doubles the time while the bill barely moves.
-${memorySize} MB keeps a warm call near ${f(Number(configured[1]), 0)} ms and a cold start's module load near ${f(Number(configured[3]) / 1000, 1)} s.
+${table(
+  ['Memory MB', 'warm ms', 'warm p99 ms', 'cold load ms', 'Lambda $ per million', 'within the latency'],
+  docChoice.sizes.map((size) => [
+    size.mb === docChoice.configured ? `**${size.mb}** (configured)` : size.mb,
+    f(size.warmMs, 1),
+    f(size.p99Ms, 1),
+    f(size.coldMs, 0),
+    usd(size.dollars),
+    size.within ? 'yes' : 'no',
+  ]),
+)}
+
+Every function, the cheapest size within the latency and the one configured:
+
+${table(
+  ['Function', 'cheapest within the latency', 'its $ per million', 'configured', 'its $ per million'],
+  choices.map((c) => {
+    const at = (mb: number) => c.sizes.find((size) => size.mb === mb);
+    return [
+      c.route,
+      c.best,
+      usd(at(c.best)!.dollars),
+      c.configured === c.best ? `**${c.configured}**` : c.configured,
+      at(c.configured) ? usd(at(c.configured)!.dollars) : '—',
+    ];
+  }),
+)}
 `;
 }

@@ -281,7 +281,7 @@ export function feedSection(r: FeedResult): string {
   const { perChange: c } = r;
   const total = c.writeSide.wru + c.worker.wru;
   const dollars = (total * prices.dynamodbWritePerMillionUnits + c.worker.rru * prices.dynamodbReadPerMillionUnits) / 1e6;
-  return `## 6. The change feed
+  return `## 7. The change feed
 
 **Writes per second into one repository**, ${r.clients} clients updating 300 documents of 1 KB in one folder round robin
 (\`PUT /document\`), ${r.seconds} s per run, the two services taking turns, ${r.rounds.length} rounds: this service (every

@@ -341,7 +341,7 @@ export function lifecycleSection(r: LifecycleResult): string {
   const { move: m, bound: b, cost: c } = r;
   const n = (value: number) => value.toLocaleString('en');
   const purge = c.phases.find((p) => p.name === 'purge');
-  return `## Folder life cycle and the trash
+  return `## 9. Folder life cycle and the trash
 
 A repository of its own in the bench's service: two folders side by side under its root, and in the first a tree of
 ${n(b.folders + 1)} folders (10 sub folders of 10 sub folders each) with ${n(b.documents)} documents of 1 KB (100 in each leaf), and an

@@ -300,7 +300,7 @@ export function sharingBudgets(s: SharingResult) {
 }
 
 /** results.md's section (report.ts). */
-export const sharingSection = (s: SharingResult) => `## Scale of access
+export const sharingSection = (s: SharingResult) => `## 8. Scale of access
 
 One request at a time, the cases taking turns (${ROUNDS} rounds), on a service of its own in the runner process (its
 own table, seeded with the store's own calls in ${f(s.seedSeconds, 0)} s). Capacity is one request's, as AWS bills it

@@ -119,7 +119,7 @@ export const soak: Scenario = {
   },
 };
 
-export const soakSection = (r: SoakResult) => `## Soak
+export const soakSection = (r: SoakResult) => `## 10. Soak
 
 ${r.clients} clients for ${r.seconds} s on one repository: reads of documents (45%), of a folder's list (15%) and of
 \`GET /\` (5%); content updates (15%), renames (5%), creates (10%) and deletes (5%) of documents other clients read and
