@@ -14,7 +14,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { DynamoDbAction } from '#functions/routes';
 import { functionBundling, handlerEntry, projectRoot } from '#lib/bundling';
-import { memorySize, timeoutSeconds } from '#lib/function-settings';
+import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
 
 export interface RouteFunctionProps {
   /** The route table entry (or the `$default` fallback, or the background worker). */
@@ -69,7 +69,7 @@ export class RouteFunction extends Construct {
       depsLockFilePath: join(projectRoot, 'package-lock.json'),
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
-      memorySize,
+      memorySize: memorySizeOf(route.name),
       timeout: Duration.seconds(props.timeoutSeconds ?? timeoutSeconds),
       role,
       logGroup,

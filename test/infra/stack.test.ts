@@ -8,7 +8,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { fallbackRoute, routes, workerFunction } from '#functions/routes';
 import { streamFilters } from '#functions/worker/filters';
-import { memorySize, timeoutSeconds } from '#lib/function-settings';
+import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
 import { buildApp, projectContext } from '#lib/stack/app';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, unknown>; DeletionPolicy?: string };
@@ -48,11 +48,13 @@ describe('functions', () => {
 
   it('runs every function on arm64 Node.js 22 with the chosen memory and timeout (the worker runs longer)', () => {
     const workerId = functionIdOf(workerFunction.name);
-    for (const [id, fn] of Object.entries(resources('AWS::Lambda::Function'))) {
-      expect(fn.Properties).toMatchObject({
+    const functions = resources('AWS::Lambda::Function');
+    for (const route of [...routes, fallbackRoute, workerFunction]) {
+      const id = functionIdOf(route.name);
+      expect(functions[id]!.Properties, route.name).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
-        MemorySize: memorySize,
+        MemorySize: memorySizeOf(route.name),
         Timeout: id === workerId ? 120 : timeoutSeconds,
         Handler: 'index.handler',
       });
