@@ -106,7 +106,8 @@ export const endpoints: Endpoint[] = [
       writes: ['repository', 'folder', 'membership', 'membership', 'member', 'role', 'change'],
       why: 'the repository (its version, name and members) and the caller’s member item (where their membership is listed: another owner’s rename moves it only in the background), read with the caller’s role; then the repository, its root folder (it carries the name), the caller’s membership moved to the new name (old removed, new put, their member item pointing at it), the role re-checked, the change. A repository of one member: no task moves other members’ memberships',
     },
-    targets: { kind: 'repository' },
+    // Renamed in turn: a user may be in at most 1,000 repositories, and every call makes a new name.
+    targets: { kind: 'repository', pool: 50 },
     http: (_, { n, target }) => ({ method: 'PUT', path: `/${target}`, body: { name: `Renamed ${unique(n)}` } }),
     store: (f, { n, target }) => updateRepository(f.caller, target, { name: `Renamed ${unique(n)}` }, {}),
   },
