@@ -93,13 +93,7 @@ export async function trashDocument(caller: Caller, id: string, precondition: Pr
     const { key, record } = trashRecord(repositoryId, { id, kind: 'document', name, folderId, deletedBy: caller.userId }, at, token);
     try {
       await transactWrite({
-        document: update(
-          documentKey(id),
-          'SET #trash = :mark',
-          { '#trash': 'trash', '#version': 'version' },
-          { ':mark': { root: id, token, key: key.SK }, ':version': version },
-          '#version = :version AND attribute_not_exists(#trash)',
-        ),
+        document: markAsDeleted(documentKey(id), id, token, key.SK, version),
         entry: remove(entryKey('documents', folderId, stored!.nameKey), idIs(id)),
         // A document in a folder on its way to the trash is going with it: 404 (read again).
         folder: check(folderKey(folderId), liveFolderIn(repositoryId)),
@@ -116,6 +110,19 @@ export async function trashDocument(caller: Caller, id: string, precondition: Pr
     }
   });
 }
+
+/**
+ * The mark of the item a deletion names (the root of what goes to the trash with it), on the
+ * version read, if no deletion marked it meanwhile; `recordKey` is its trash record's sort key.
+ */
+const markAsDeleted = (key: Key, id: string, token: string, recordKey: string, version: number) =>
+  update(
+    key,
+    'SET #trash = :mark',
+    { '#trash': 'trash', '#version': 'version' },
+    { ':mark': { root: id, token, key: recordKey }, ':version': version },
+    '#version = :version AND attribute_not_exists(#trash)',
+  );
 
 const idIs = (id: string) => ({ expression: '#id = :id', names: { '#id': 'id' }, values: { ':id': id } });
 
@@ -202,13 +209,7 @@ export async function trashFolder(caller: Caller, id: string, precondition: Prec
     );
     try {
       await transactWrite({
-        folder: update(
-          folderKey(id),
-          'SET #trash = :mark',
-          { '#trash': 'trash', '#version': 'version' },
-          { ':mark': { root: id, token, key: key.SK }, ':version': version },
-          '#version = :version AND attribute_not_exists(#trash)',
-        ),
+        folder: markAsDeleted(folderKey(id), id, token, key.SK, version),
         entry: remove(entryKey('folders', parentId, folder!.nameKey), idIs(id)),
         // A folder whose parent is on its way to the trash is going with it: 404.
         parent: check(folderKey(parentId), liveFolderIn(repositoryId)),
