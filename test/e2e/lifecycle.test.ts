@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MAX_FOLDER_DEPTH } from '#core/limits';
+import { problemOf } from '#test/support/errors';
 import {
   type Api,
   ensure,
@@ -17,14 +18,13 @@ import {
   newDocument,
   newFolder,
   newRepository,
-  newUser,
   type Repository,
   setRole,
   type User,
   uniqueName,
 } from '#test/support/http';
 import { expectInvariants } from '#test/support/invariants';
-import { startTestService, type TestService } from '#test/support/service';
+import { startWithRoles, type TestService } from '#test/support/service';
 
 // Most tests here wait for the background worker (settled()): on a busy machine that takes longer than 30 s.
 vi.setConfig({ testTimeout: 120_000 });
@@ -43,14 +43,8 @@ async function settledAndSound(): Promise<void> {
   await expectInvariants({ deletedRepositories });
 }
 
-const problemOf = (kind: string) => `urn:problem-type:documents:${kind}`;
-
 beforeAll(async () => {
-  svc = await startTestService();
-  [owner, editor, viewer, stranger] = await Promise.all([newUser(svc), newUser(svc), newUser(svc), newUser(svc)]);
-  repo = await newRepository(owner.api, { name: uniqueName('Lifecycle') });
-  await setRole(owner.api, repo.id, editor.sub, 'editor');
-  await setRole(owner.api, repo.id, viewer.sub, 'viewer');
+  ({ svc, owner, editor, viewer, stranger, repo } = await startWithRoles(uniqueName('Lifecycle')));
 }, 60_000);
 afterAll(() => svc?.stop());
 

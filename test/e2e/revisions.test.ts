@@ -18,13 +18,10 @@ import {
   listAll,
   newDocument,
   newFolder,
-  newRepository,
-  newUser,
   type Repository,
-  setRole,
   type User,
 } from '#test/support/http';
-import { startTestService, type TestService } from '#test/support/service';
+import { startWithRoles, type TestService } from '#test/support/service';
 
 let svc: TestService;
 let owner: User;
@@ -34,11 +31,7 @@ let stranger: User;
 let repository: Repository;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  [owner, editor, viewer, stranger] = await Promise.all([newUser(svc), newUser(svc), newUser(svc), newUser(svc)]);
-  repository = await newRepository(owner.api);
-  await setRole(owner.api, repository.id, editor.sub, 'editor');
-  await setRole(owner.api, repository.id, viewer.sub, 'viewer');
+  ({ svc, owner, editor, viewer, stranger, repo: repository } = await startWithRoles());
 });
 afterAll(() => svc?.stop());
 

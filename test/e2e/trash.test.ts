@@ -4,6 +4,8 @@
  * background job (test/support/invariants.ts).
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DAY_MS } from '#core/limits';
+import { problemOf } from '#test/support/errors';
 import {
   type Api,
   type Document,
@@ -18,14 +20,13 @@ import {
   newDocument,
   newFolder,
   newRepository,
-  newUser,
   type Repository,
   setRole,
   type User,
   uniqueName,
 } from '#test/support/http';
 import { expectInvariants, scanTable } from '#test/support/invariants';
-import { startTestService, type TestService } from '#test/support/service';
+import { startWithRoles, type TestService } from '#test/support/service';
 
 // Most tests here wait for the background worker (settled()): on a busy machine that takes longer than 30 s.
 vi.setConfig({ testTimeout: 120_000 });
@@ -52,15 +53,8 @@ async function settledAndSound(): Promise<void> {
   await expectInvariants();
 }
 
-const problemOf = (kind: string) => `urn:problem-type:documents:${kind}`;
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 beforeAll(async () => {
-  svc = await startTestService();
-  [owner, editor, viewer, stranger] = await Promise.all([newUser(svc), newUser(svc), newUser(svc), newUser(svc)]);
-  repo = await newRepository(owner.api, { name: uniqueName('Trash') });
-  await setRole(owner.api, repo.id, editor.sub, 'editor');
-  await setRole(owner.api, repo.id, viewer.sub, 'viewer');
+  ({ svc, owner, editor, viewer, stranger, repo } = await startWithRoles(uniqueName('Trash')));
 }, 60_000);
 afterAll(() => svc?.stop());
 

@@ -10,3 +10,6 @@ export function statusOf(run: () => unknown): number | 'ok' {
     throw error;
   }
 }
+
+/** A problem's `type` for an error kind, as the contract spells it. */
+export const problemOf = (kind: string) => `urn:problem-type:documents:${kind}`;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalService, startLocalService } from '#lib/local/service';
 import { createTestTable, dropTestTable } from './dynamodb';
-import { newRepository, newUser, type Repository, type User } from './http';
+import { newRepository, newUser, type Repository, setRole, type User } from './http';
 
 export async function startTestService(
   options: { log?: (line: string) => void; dynamodbEndpoint?: string } = {},
@@ -50,4 +50,17 @@ export async function startWithOwner(): Promise<{ svc: TestService; user: User; 
   const svc = await startTestService();
   const user = await newUser(svc);
   return { svc, user, repo: await newRepository(user.api) };
+}
+
+/**
+ * A service and four users: a repository of the owner's (named `name`, if given), shared with
+ * the editor and the viewer in those roles; the stranger is no member.
+ */
+export async function startWithRoles(name?: string) {
+  const svc = await startTestService();
+  const [owner, editor, viewer, stranger] = await Promise.all([newUser(svc), newUser(svc), newUser(svc), newUser(svc)]);
+  const repo = await newRepository(owner.api, name === undefined ? undefined : { name });
+  await setRole(owner.api, repo.id, editor.sub, 'editor');
+  await setRole(owner.api, repo.id, viewer.sub, 'viewer');
+  return { svc, owner, editor, viewer, stranger, repo };
 }
