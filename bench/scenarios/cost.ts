@@ -226,7 +226,7 @@ const isRead = (endpoint: Endpoint) => endpoint.name.startsWith('GET ');
  * Who calls: the fixture's user, but for POST /, whose hundreds of new repositories would take
  * the fixture's user past the 1,000 one may be in (DELETE /{id}'s targets are theirs too).
  */
-const callerOf = (endpoint: Endpoint, fixture: Fixture) => (endpoint.name === 'POST /' ? 'cost-creator' : fixture.caller.userId);
+const subjectOf = (endpoint: Endpoint, fixture: Fixture) => (endpoint.name === 'POST /' ? 'cost-creator' : fixture.caller.userId);
 
 async function measureDurations({ service, fixture, scratch, lambdaEnv, log }: Bench, bundles: Bundle[]): Promise<DurationRow[]> {
   const bare = await bareBundle(join(scratch, 'cost-bundles'));
@@ -245,7 +245,7 @@ async function measureDurations({ service, fixture, scratch, lambdaEnv, log }: B
         sourceIp: '203.0.113.7',
       };
       const event = { ...raw, body: Buffer.from(body === undefined ? '' : JSON.stringify(body)) };
-      return buildEvent(event, resolveRoute(method, path.split('?')[0]!), { sub: callerOf(endpoint, fixture), ...CLAIMS });
+      return buildEvent(event, resolveRoute(method, path.split('?')[0]!), { sub: subjectOf(endpoint, fixture), ...CLAIMS });
     });
     const route = resolveRoute(events[0]!.requestContext.http.method, events[0]!.rawPath).route.name;
     const bundle = bundles.find((b) => b.name === route)!;
