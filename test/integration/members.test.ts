@@ -13,18 +13,10 @@ import { db, tableName } from '#core/store/client';
 import { ACL_BUCKETS, aclBucket, aclKey, aclKeyOfBucket, memberKey, profileKey, repositoryKey, roleAttribute } from '#core/store/keys';
 import { listMembers, putMember, removeMember } from '#core/store/members';
 import { createRepository, deleteRepository, listRepositories } from '#core/store/repositories';
-import { createTestTable, rawItem } from '#test/support/dynamodb';
+import { rawItem, useTestTable } from '#test/support/dynamodb';
 
 beforeAll(async () => {
-  const { endpoint, tableName: table } = await createTestTable();
-  Object.assign(process.env, {
-    TABLE_NAME: table,
-    DYNAMODB_ENDPOINT: endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    PAGING_TOKEN_SECRET: 'integration-secret',
-  });
+  await useTestTable();
 });
 
 const newCaller = (): Caller => ({ userId: `user-${randomUUID()}` });

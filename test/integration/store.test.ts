@@ -12,22 +12,14 @@ import { contentKey, documentKey, entryKey, folderKey, revisionKey } from '#core
 import { putMember } from '#core/store/members';
 import { createRepository, getRepository, listRepositories } from '#core/store/repositories';
 import { trashDocument } from '#core/store/trash';
-import { createTestTable, rawItem, recordStoreRequests } from '#test/support/dynamodb';
+import { rawItem, recordStoreRequests, useTestTable } from '#test/support/dynamodb';
 
 const requests: string[] = [];
 let n = 0;
 const newCaller = (): Caller => ({ userId: `user-${Date.now()}-${n++}` });
 
 beforeAll(async () => {
-  const { endpoint, tableName: table } = await createTestTable();
-  Object.assign(process.env, {
-    TABLE_NAME: table,
-    DYNAMODB_ENDPOINT: endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    PAGING_TOKEN_SECRET: 'integration-secret',
-  });
+  await useTestTable();
   // Count every request the store sends (retries included: interceptors wrap each attempt).
   recordStoreRequests(requests);
 });

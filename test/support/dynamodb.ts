@@ -17,6 +17,19 @@ export async function createTestTable(endpoint = inject('dynamodbEndpoint')): Pr
   return { endpoint, tableName };
 }
 
+/** A fresh table, and this process's environment pointed at it: the store's functions called directly use it. */
+export async function useTestTable(): Promise<void> {
+  const { endpoint, tableName } = await createTestTable();
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    PAGING_TOKEN_SECRET: 'integration-secret',
+  });
+}
+
 /**
  * Drops every table this file made that is still there. DynamoDB Local gives each table with a
  * TTL a job that walks it 20 items every 10 s, on a pool of 10 threads for all tables: tables
