@@ -187,31 +187,16 @@ export function ensure(res: HttpResponse, status: number): HttpResponse {
   return res;
 }
 
-/**
- * A fixture's create, sent again after a 503 (a busy DynamoDB Local on a loaded machine) with the
- * same Idempotency-Key, as the contract tells clients to: an attempt that was applied answers
- * with its first answer, one that was not runs again. What a test examines is never retried.
- */
-async function created(send: (headers: { 'Idempotency-Key': string }) => Promise<HttpResponse>): Promise<HttpResponse> {
-  const headers = { 'Idempotency-Key': randomUUID() };
-  for (let attempt = 1; ; attempt++) {
-    const res = await send(headers);
-    if (res.status !== 503 || attempt === 3) return res;
-    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)));
-  }
-}
-
 export async function newRepository(api: Api, fields: { name?: string; description?: string } = {}): Promise<Repository> {
   const body = {
     name: fields.name ?? uniqueName('repo'),
     ...(fields.description === undefined ? {} : { description: fields.description }),
   };
-  return ensure(await created((headers) => Api.from('POST /', api.client.POST('/', { body, headers }))), 201).body as Repository;
+  return ensure(await Api.from('POST /', api.client.POST('/', { body })), 201).body as Repository;
 }
 
 export async function newFolder(api: Api, parentId: string, name = uniqueName('folder')): Promise<Folder> {
-  const body = { parentId, name };
-  return ensure(await created((headers) => Api.from('POST /folder', api.client.POST('/folder', { body, headers }))), 201).body as Folder;
+  return ensure(await Api.from('POST /folder', api.client.POST('/folder', { body: { parentId, name } })), 201).body as Folder;
 }
 
 export async function newDocument(
@@ -219,8 +204,7 @@ export async function newDocument(
   folderId: string,
   fields: { name?: string; content?: string; contentType?: string; id?: string } = {},
 ): Promise<Document> {
-  const body = { folderId, name: uniqueName('doc'), ...fields };
-  const res = await created((headers) => Api.from('POST /document', api.client.POST('/document', { body, headers })));
+  const res = await Api.from('POST /document', api.client.POST('/document', { body: { folderId, name: uniqueName('doc'), ...fields } }));
   return ensure(res, 201).body as Document;
 }
 
