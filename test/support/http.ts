@@ -195,8 +195,37 @@ export async function newRepository(api: Api, fields: { name?: string; descripti
   return ensure(await Api.from('POST /', api.client.POST('/', { body })), 201).body as Repository;
 }
 
+/**
+ * A fixture create, sent again when a loaded DynamoDB Local made it a 503, as the contract tells
+ * clients to (`Retry-After`). A 503 may come after the write committed: a `409` for the name on
+ * the next attempt then means the first one made it, found by its name (fixtures' names are
+ * unique in their folder). What a test examines is never retried: only set-up goes through here.
+ */
+async function createFixture<T extends { id: string; name: string }>(
+  send: () => Promise<HttpResponse>,
+  madeEarlier: () => Promise<T | undefined>,
+): Promise<T> {
+  let res = await send();
+  for (let attempt = 1; res.status === 503 && attempt <= 3; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    res = await send();
+    if (res.status === 409 && res.body?.type === 'urn:problem-type:documents:conflict') {
+      const found = await madeEarlier();
+      if (found) return found;
+    }
+  }
+  return ensure(res, 201).body as T;
+}
+
+/** The item of that name in a folder's list of sub folders or documents, if there is one. */
+const listedAs = async <T extends { name: string }>(api: Api, folderId: string, kind: 'folders' | 'documents', name: string) =>
+  (await listAll<T>(api, `/folder/${folderId}/${kind}`, 100)).items.find((item) => item.name === name);
+
 export async function newFolder(api: Api, parentId: string, name = uniqueName('folder')): Promise<Folder> {
-  return ensure(await Api.from('POST /folder', api.client.POST('/folder', { body: { parentId, name } })), 201).body as Folder;
+  return createFixture(
+    () => Api.from('POST /folder', api.client.POST('/folder', { body: { parentId, name } })),
+    () => listedAs<Folder>(api, parentId, 'folders', name),
+  );
 }
 
 export async function newDocument(
@@ -204,8 +233,15 @@ export async function newDocument(
   folderId: string,
   fields: { name?: string; content?: string; contentType?: string; id?: string } = {},
 ): Promise<Document> {
-  const res = await Api.from('POST /document', api.client.POST('/document', { body: { folderId, name: uniqueName('doc'), ...fields } }));
-  return ensure(res, 201).body as Document;
+  const body = { folderId, name: uniqueName('doc'), ...fields };
+  // A list shows no content: the document is read again whole.
+  return createFixture(
+    () => Api.from('POST /document', api.client.POST('/document', { body })),
+    async () => {
+      const listed = await listedAs<Document>(api, folderId, 'documents', body.name);
+      return listed && getDocument(api, listed.id);
+    },
+  );
 }
 
 export async function getDocument(api: Api, id: string): Promise<Document> {
