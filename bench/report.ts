@@ -12,7 +12,7 @@ import { f, table } from './markdown';
 import { prices } from './prices';
 import { accessPatterns, type CapacityRow, capacitySection } from './scenarios/capacity';
 import { type Bundle, type ColdStartRow, coldStartSection } from './scenarios/cold-start';
-import { type CostRow, costSection, costs, type DurationRow, priced } from './scenarios/cost';
+import { type CallProfile, type CostRow, costSection, costs, type DurationRow, priced } from './scenarios/cost';
 import { type FeedResult, feedSection } from './scenarios/feed';
 import { type LifecycleResult, lifecycleSection } from './scenarios/lifecycle';
 import { type ScaleResult, scaleSection } from './scenarios/scale';
@@ -29,6 +29,8 @@ export interface Results {
   coldStart: ColdStartRow[];
   durations: DurationRow[];
   cost: CostRow[];
+  /** Where a read's warm CPU goes, handler against bare client (absent from older results). */
+  callProfiles?: CallProfile[];
   /** The change feed under load (absent from results written before it existed). */
   feed?: FeedResult;
   /** Scale of access: reads by a user in many repositories, members lists of many members (absent from older results). */
@@ -58,7 +60,7 @@ ${throughputSection(r.throughput, r.seconds)}
 ${capacitySection(r.capacity)}
 ${scaleSection(r.scale)}
 ${coldStartSection(r.coldStart)}
-${costSection(r.durations, r.cost, r.coldStart, BUDGETS.documentReadDollars)}
+${costSection(r.durations, r.cost, r.coldStart, BUDGETS.documentReadDollars, r.callProfiles)}
 ${r.feed ? feedSection(r.feed) : ''}
 ${r.sharing ? sharingSection(r.sharing) : ''}
 ${r.lifecycle ? lifecycleSection(r.lifecycle) : ''}

@@ -2,11 +2,13 @@
  * Memory and timeout of every Lambda function (the CDK stack reads them; the cost benchmark
  * prices them).
  *
- * - 512 MB: handlers wait on one or two DynamoDB round trips and parse at most a 512 KiB body;
- *   512 MB buys a third of a vCPU, which keeps cold starts and JSON work short without paying
- *   for CPU the function cannot use while it waits on the network.
- * - 20 s: the DynamoDB client gives up after 3 attempts of at most 6 s each (1 s to connect,
- *   5 s per request: functions/core/store/client.ts), so the handler answers 503 itself before
+ * - Memory: bench/results.md §6 prices every size for every function from its warm CPU per
+ *   call and its module load, and picks, for reads and for writes, the cheapest size at which
+ *   every function's own p99 stays within 100 ms and its cold module load within 1 s: 512 MB
+ *   for both (a third of a vCPU). Less doubles the CPU part of every call and pushes the
+ *   heaviest functions past that p99; more costs more per call than it saves in time.
+ * - 20 s: the DynamoDB client gives up after 3 attempts of at most 4 s each (1 s to connect,
+ *   3 s per request: functions/core/store/client.ts), so the handler answers 503 itself before
  *   Lambda cuts it off (which API Gateway would report as a bare 500) and well inside API
  *   Gateway's 30 s integration limit.
  */
@@ -15,9 +17,8 @@ import { routes } from '#functions/routes';
 export const memorySize = 512;
 
 /**
- * Memory by what a function does (bench/results.md §6 prices every size for every function):
- * reads, writes, and the rest (the $default fallback and the background worker, which the
- * bench does not price).
+ * Memory by what a function does (bench/results.md §6): reads, writes, and the rest (the
+ * $default fallback and the background worker, which the bench does not price).
  */
 export const memorySizes = { read: 512, write: 512, other: memorySize } as const;
 
