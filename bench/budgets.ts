@@ -120,7 +120,13 @@ export function budgets(r: Results): Budget[] {
       budget: `Memory: for reads and for writes, the cheapest size at which each function's own p99 is within ${MEMORY_MODEL.handlerP99Ms} ms and its cold module load within ${f(MEMORY_MODEL.coldLoadMs / 1000, 0)} s`,
       measured: (['read', 'write'] as const).map((kind) => `${kind}s ${kinds[kind].configured} MB (model: ${kinds[kind].mb})`).join(', '),
       verdict: verdict(kinds.read.mb === kinds.read.configured && kinds.write.mb === kinds.write.configured),
-      why: '§6',
+      why: (['read', 'write'] as const)
+        .filter((kind) => kinds[kind].mb !== kinds[kind].configured)
+        .map(
+          (kind) =>
+            `${kinds[kind].mb} MB for the ${kind}s would cost ${usd(kinds[kind].dollars)} per million calls of each, summed, against ${usd(kinds[kind].configuredDollars)} at ${kinds[kind].configured} MB; a size is changed only when runs agree (lib/function-settings.ts): §6`,
+        )
+        .join('; '),
     },
     ...(r.sharing ? sharingBudgets(r.sharing) : []),
     ...(r.lifecycle ? lifecycleBudgets(r.lifecycle) : []),

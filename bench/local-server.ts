@@ -335,7 +335,7 @@ async function main() {
       log('  top self time:');
       for (const top of profile.top) log(`  ${String(top.pct).padStart(5)}%  ${top.name}`);
     }
-    await writeFile(join(import.meta.dirname, 'local-server.md'), report(rounds, ratio));
+    await writeFile(join(import.meta.dirname, 'local-server.md'), report(rounds, ratio, profiles));
     log('wrote bench/local-server.md');
   } finally {
     await service('stop').catch(() => serviceChild.kill());
@@ -344,7 +344,30 @@ async function main() {
   }
 }
 
-function report(rounds: { service: Run; bare: Run; ratio: number }[], ratio: number): string {
+/** The profiled round's CPU per request by part, both sides (LOCAL_BENCH_PROFILE). */
+function profileTable(last: { service: Run; bare: Run }, profiles: Record<string, ReturnType<typeof summarizeProfile>>): string {
+  const { service, bare } = profiles;
+  if (!service || !bare) return '';
+  const names = [...new Set([...service.parts, ...bare.parts].map((p) => p.name))];
+  const perRequest = (side: 'service' | 'bare', name: string) => {
+    const pct = profiles[side]!.parts.find((p) => p.name === name)?.pct ?? 0;
+    return fmt((pct / 100) * last[side].cpuPerRequest);
+  };
+  return `
+**Where the CPU goes** (\`LOCAL_BENCH_PROFILE\`: a sampling profile of each side's process in the last round, each
+sample charged to the innermost frame of a known part), µs per request:
+
+| part | service | bare |
+|---|---|---|
+${names.map((name) => `| ${name} | ${perRequest('service', name)} | ${perRequest('bare', name)} |`).join('\n')}
+`;
+}
+
+function report(
+  rounds: { service: Run; bare: Run; ratio: number }[],
+  ratio: number,
+  profiles: Record<string, ReturnType<typeof summarizeProfile>> = {},
+): string {
   const rows = rounds.map(
     (r, i) =>
       `| ${i + 1} | ${fmt(r.service.rps)} | ${r.service.p50} | ${r.service.errors} | ${fmt(r.service.cpuPerRequest)} / ${fmt(r.service.javaPerRequest)} | ` +
@@ -367,7 +390,7 @@ ${rows.join('\n')}
 
 **Median ratio: ${fmt(ratio, 2)}** (target ≥ 0.7). CPU µs/req: CPU time of that side's process (and of
 DynamoDB Local's java) over the run, per answered request.
-`;
+${profileTable(rounds.at(-1)!, profiles)}`;
 }
 
 const role = process.argv[2];

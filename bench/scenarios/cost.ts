@@ -449,7 +449,9 @@ export function memoryChoices(durations: DurationRow[], coldStart: ColdStartRow[
  * One size per kind (lib/function-settings.ts): the cheapest, summed over the kind's functions,
  * at which every one of them is within the latency (the largest size, if none is).
  */
-export function kindChoices(choices: MemoryChoice[]): Record<Kind, { mb: number; dollars: number; configured: number }> {
+export function kindChoices(
+  choices: MemoryChoice[],
+): Record<Kind, { mb: number; dollars: number; configured: number; configuredDollars: number }> {
   const pick = (kind: Kind) => {
     const mine = choices.filter((c) => c.kind === kind);
     const totals = MEMORY_MODEL.sizes.map((mb) => ({
@@ -462,7 +464,9 @@ export function kindChoices(choices: MemoryChoice[]): Record<Kind, { mb: number;
     }));
     const candidates = totals.filter((t) => t.within);
     const chosen = candidates.length ? candidates.reduce((a, b) => (b.dollars < a.dollars ? b : a)) : totals.at(-1)!;
-    return { mb: chosen.mb, dollars: chosen.dollars, configured: mine[0]?.configured ?? 0 };
+    const configured = mine[0]?.configured ?? 0;
+    const configuredDollars = totals.find((t) => t.mb === configured)?.dollars ?? Number.NaN;
+    return { mb: chosen.mb, dollars: chosen.dollars, configured, configuredDollars };
   };
   return { read: pick('read'), write: pick('write') };
 }
@@ -568,6 +572,7 @@ Gateway, Lambda and DynamoDB add a few tens of ms on AWS, and the whole stays we
 person at a client notices a wait. Within it, the cheapest size (the sizes' Lambda costs differ by cents per million
 against the dollars every call costs anyway); one size for the reads and one for the writes (\`lib/function-settings.ts\`,
 which the stack reads): the cheapest, summed over the kind's functions, at which every one of them is within.
+A p99 moves with the machine from run to run, so a size is changed only when runs agree.
 
 ${table(
   ['Functions', 'size chosen', 'their Lambda $ per million, summed', 'configured'],
