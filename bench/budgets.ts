@@ -27,11 +27,31 @@ export interface Budget {
   why?: string;
 }
 
+/** Round trips of a kind of endpoint: met at one each, at the floor when each over one is at its minimum. */
+function roundTripBudget(budget: string, rows: Results['capacity'], why: string): Budget {
+  const over = rows.filter((row) => row.roundTrips > BUDGETS.roundTrips);
+  const atFloor = over.every((row) => row.roundTrips <= row.minimumRoundTrips);
+  return {
+    budget,
+    measured:
+      `1 for ${rows.length - over.length} of ${rows.length}` +
+      [...new Set(over.map((row) => row.roundTrips))]
+        .map(
+          (trips) =>
+            `; ${trips} for ${over
+              .filter((row) => row.roundTrips === trips)
+              .map((row) => row.endpoint)
+              .join(', ')}`,
+        )
+        .join(''),
+    verdict: over.length === 0 ? 'met' : atFloor ? 'at the floor' : 'missed',
+    ...(over.length ? { why } : {}),
+  };
+}
+
 export function budgets(r: Results): Budget[] {
   const reads = r.capacity.filter((row) => row.endpoint.startsWith('GET'));
   const writes = r.capacity.filter((row) => !row.endpoint.startsWith('GET'));
-  const overReads = reads.filter((row) => row.roundTrips > BUDGETS.roundTrips);
-  const overWrites = writes.filter((row) => row.roundTrips > BUDGETS.roundTrips);
   const document = r.throughput.find((row) => row.endpoint === PROFILED.endpoint && row.concurrency === PROFILED.concurrency)!;
   const handlers = r.coldStart.filter((row) => !isReference(row.name));
   const biggest = handlers.reduce((a, b) => (b.bytes > a.bytes ? b : a));
@@ -45,32 +65,16 @@ export function budgets(r: Results): Budget[] {
   const kinds = kindChoices(memoryChoices(r.durations, r.coldStart));
   const verdict = (met: boolean, otherwise: Verdict = 'missed'): Verdict => (met ? 'met' : otherwise);
   return [
-    {
-      budget: 'Every read endpoint: 1 DynamoDB round trip, authorization included',
-      measured:
-        `1 for ${reads.length - overReads.length} of ${reads.length}` +
-        (overReads.length ? `; ${overReads.map((row) => `${row.roundTrips} for ${row.endpoint}`).join(', ')}` : ''),
-      verdict: verdict(
-        overReads.length === 0,
-        overReads.every((row) => row.roundTrips <= row.minimumRoundTrips) ? 'at the floor' : 'missed',
-      ),
-      why: overReads.length
-        ? 'GET / reads a page of your memberships (Query), then those repositories (BatchGetItem): a membership holds your role and the order by name, not the repository as its owners change it: §2'
-        : undefined,
-    },
-    {
-      budget: 'Every write: 1 round trip',
-      measured:
-        `1 for ${writes.length - overWrites.length} of ${writes.length}` +
-        (overWrites.length ? `; 2 for ${overWrites.map((row) => row.endpoint).join(', ')}` : ''),
-      verdict: verdict(
-        overWrites.length === 0,
-        overWrites.every((row) => row.roundTrips <= row.minimumRoundTrips) ? 'at the floor' : 'missed',
-      ),
-      why: overWrites.length
-        ? 'an id names neither its entry nor the other items a change must name (membership, trash record): §2'
-        : undefined,
-    },
+    roundTripBudget(
+      'Every read endpoint: 1 DynamoDB round trip, authorization included',
+      reads,
+      'GET / reads a page of your memberships (Query), then those repositories (BatchGetItem): a membership holds your role and the order by name, not the repository as its owners change it: §2',
+    ),
+    roundTripBudget(
+      'Every write: 1 round trip',
+      writes,
+      'an id names neither its entry nor the other items a change must name (membership, trash record): §2',
+    ),
     {
       budget: `${PROFILED.endpoint} ≥ ${BUDGETS.documentReadRatio}× the baseline's requests/s at concurrency ${PROFILED.concurrency}`,
       measured: `${f(document.ratio)}× (${f(document.service.rps, 0)} vs ${f(document.baseline.rps, 0)} req/s)`,
