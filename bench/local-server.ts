@@ -26,6 +26,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import autocannon from 'autocannon';
+import { type CpuProfile, msByPart } from './profile';
 
 const CONNECTIONS = 32;
 const SECONDS = Number(process.env.LOCAL_BENCH_SECONDS ?? 5);
@@ -161,14 +162,8 @@ function probes() {
 
 // ---- the profile's summary ----
 
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-
 /** Self time by function (top 25) and by part of the stack (innermost known frame), in % of busy samples. */
-function summarizeProfile(profile: { nodes: ProfileNode[]; samples?: number[]; timeDeltas?: number[] }) {
+function summarizeProfile(profile: CpuProfile) {
   const parts: [string, RegExp][] = [
     ['gateway: lib/local', /lib\/local\//],
     ['JWT: jose', /node_modules\/jose\//],
@@ -184,16 +179,8 @@ function summarizeProfile(profile: { nodes: ProfileNode[]; samples?: number[]; t
     ['routes', /functions\/routes\.ts/],
   ];
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const partOf = new Map<number, string>();
-  const charge = (id: number | undefined): string => {
-    if (id === undefined) return 'node: HTTP, sockets, event loop, GC';
-    if (!partOf.has(id)) partOf.set(id, parts.find(([, match]) => match.test(byId.get(id)!.callFrame.url))?.[0] ?? charge(parent.get(id)));
-    return partOf.get(id)!;
-  };
+  const byPart = msByPart(profile, ({ url }) => parts.find(([, match]) => match.test(url))?.[0], 'node: HTTP, sockets, event loop, GC');
   const self = new Map<string, number>();
-  const byPart = new Map<string, number>();
   let busy = 0;
   let idle = 0;
   profile.samples?.forEach((id, i) => {
@@ -208,13 +195,14 @@ function summarizeProfile(profile: { nodes: ProfileNode[]; samples?: number[]; t
     const where = url ? `${url.replace(/^.*?\/(node_modules|lib|functions|bench)\//, '$1/')}:${lineNumber + 1}` : '';
     const name = `${functionName || '(anonymous)'} ${where}`.trim();
     self.set(name, (self.get(name) ?? 0) + ms);
-    byPart.set(charge(id), (byPart.get(charge(id)) ?? 0) + ms);
   });
   const pct = (ms: number) => Math.round((1000 * ms) / busy) / 10;
   return {
     busyMs: Math.round(busy),
     idleMs: Math.round(idle),
-    parts: [...byPart].sort((a, b) => b[1] - a[1]).map(([name, ms]) => ({ name, pct: pct(ms) })),
+    parts: Object.entries(byPart)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, ms]) => ({ name, pct: pct(ms) })),
     top: [...self]
       .sort((a, b) => b[1] - a[1])
       .slice(0, 25)

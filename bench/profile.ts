@@ -27,24 +27,44 @@ export async function startProfile(): Promise<void> {
   await session.post('Profiler.start');
 }
 
-/** CPU milliseconds per part (idle time left out). */
-export async function stopProfile(): Promise<Record<string, number>> {
-  const { profile } = await session!.post('Profiler.stop');
-  session!.disconnect();
+/** A CPU profile as node:inspector returns it (the fields read here). */
+export interface CpuProfile {
+  nodes: { id: number; callFrame: { url: string; lineNumber: number; functionName: string }; children?: number[] }[];
+  samples?: number[];
+  timeDeltas?: number[];
+}
+
+/**
+ * CPU milliseconds per part (idle time left out): each sample is charged to the innermost frame
+ * up its stack that `partOf` names a part for (Node's own frames go to the part that called
+ * them), or to `other` when none does.
+ */
+export function msByPart(
+  profile: CpuProfile,
+  partOf: (frame: CpuProfile['nodes'][number]['callFrame']) => string | undefined,
+  other: string,
+): Record<string, number> {
   const parent = new Map<number, number>();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const partOf = new Map<number, string>();
-  /** The part of the innermost frame that belongs to one, up the stack from `id`. */
+  const charged = new Map<number, string>();
   const charge = (id: number | undefined): string => {
-    if (id === undefined) return OTHER;
-    if (!partOf.has(id)) partOf.set(id, parts.find((part) => part.match.test(byId.get(id)!.callFrame.url))?.name ?? charge(parent.get(id)));
-    return partOf.get(id)!;
+    if (id === undefined) return other;
+    if (!charged.has(id)) charged.set(id, partOf(byId.get(id)!.callFrame) ?? charge(parent.get(id)));
+    return charged.get(id)!;
   };
   const totals: Record<string, number> = {};
   profile.samples?.forEach((id, i) => {
     if (byId.get(id)!.callFrame.functionName === '(idle)') return;
-    totals[charge(id)] = (totals[charge(id)] ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000;
+    const part = charge(id);
+    totals[part] = (totals[part] ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000;
   });
   return totals;
+}
+
+/** CPU milliseconds per part of the stack (idle time left out). */
+export async function stopProfile(): Promise<Record<string, number>> {
+  const { profile } = await session!.post('Profiler.stop');
+  session!.disconnect();
+  return msByPart(profile, (frame) => parts.find((part) => part.match.test(frame.url))?.name, OTHER);
 }

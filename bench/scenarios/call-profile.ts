@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { build } from 'esbuild';
 import { esbuildOptions } from '#lib/bundling';
+import { type CpuProfile, msByPart } from '../profile';
 
 export const PARTS = [
   {
@@ -31,12 +32,6 @@ export const NODE = 'Node: event loop, sockets, GC (no frame of the bundle)';
 export async function readableBundle(entry: string, outfile: string): Promise<string> {
   await build({ ...esbuildOptions(entry, outfile), minify: false });
   return outfile;
-}
-
-interface Profile {
-  nodes: { id: number; callFrame: { url: string; lineNumber: number; functionName: string }; children?: number[] }[];
-  samples?: number[];
-  timeDeltas?: number[];
 }
 
 /** CPU ms per call, by part, from a profile of `calls` calls of the unminified `bundle`. */
@@ -61,27 +56,15 @@ export async function partsOf(bundle: string, profileFile: string, calls: number
     }
     return found;
   };
-  const profile = JSON.parse(await readFile(profileFile, 'utf8')) as Profile;
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const bundleUrl = bundle.split('/').at(-1)!;
-  const partOf = new Map<number, string>();
-  const charge = (id: number | undefined): string => {
-    if (id === undefined) return NODE;
-    if (!partOf.has(id)) {
-      const { url, lineNumber } = byId.get(id)!.callFrame;
-      const path = url.endsWith(bundleUrl) ? moduleAt(lineNumber) : undefined;
-      const part = path === undefined ? undefined : PARTS.find((p) => p.match.test(path))?.name;
-      partOf.set(id, part ?? charge(parent.get(id)));
-    }
-    return partOf.get(id)!;
-  };
-  const totals: Record<string, number> = {};
-  profile.samples?.forEach((id, i) => {
-    if (byId.get(id)!.callFrame.functionName === '(idle)') return;
-    const part = charge(id);
-    totals[part] = (totals[part] ?? 0) + (profile.timeDeltas?.[i] ?? 0) / 1000 / calls;
-  });
-  return totals;
+  const profile = JSON.parse(await readFile(profileFile, 'utf8')) as CpuProfile;
+  const bundleName = bundle.split('/').at(-1)!;
+  const totals = msByPart(
+    profile,
+    ({ url, lineNumber }) => {
+      const path = url.endsWith(bundleName) ? moduleAt(lineNumber) : undefined;
+      return path === undefined ? undefined : PARTS.find((part) => part.match.test(path))?.name;
+    },
+    NODE,
+  );
+  return Object.fromEntries(Object.entries(totals).map(([part, ms]) => [part, ms / calls]));
 }

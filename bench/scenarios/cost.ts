@@ -32,6 +32,7 @@ import type { Bench, Scenario } from '../run';
 import { NODE, PARTS, partsOf, readableBundle } from './call-profile';
 import type { CapacityRow } from './capacity';
 import type { Bundle, ColdStartRow } from './cold-start';
+import { PROFILED } from './throughput';
 
 /**
  * Calls measured after the warm-up: reads (the CPU budget's subject) get more. Writes stay under
@@ -250,7 +251,8 @@ async function captureRequests(module: string, event: unknown, files: { events: 
   return captured;
 }
 
-const isRead = (endpoint: Endpoint) => endpoint.name.startsWith('GET ');
+/** Reads are the GETs, by an endpoint's name (`GET /document/{id}`). */
+const isRead = (name: string) => name.startsWith('GET ');
 /**
  * Who calls: the fixture's user, but for POST /, whose hundreds of new repositories would take
  * the fixture's user past the 1,000 one may be in (DELETE /{id}'s targets are theirs too).
@@ -263,16 +265,13 @@ export interface CallProfile {
   parts: { part: string; handlerMs: number; bareMs: number }[];
 }
 
-/** Read endpoints profiled: the $ budget's subject, and whichever read has the highest ratio. */
-const PROFILED = 'GET /document/{id}';
-
 async function measureDurations({ service, fixture, scratch, lambdaEnv, log }: Bench, bundles: Bundle[]) {
   const bare = await bareBundle(join(scratch, 'cost-bundles'));
   const rows: DurationRow[] = [];
   /** What a read's profile needs: its handler, events, captured requests and environment. */
   const inputs = new Map<string, { handler: string; events: unknown[]; requests: WireRequest[]; env: Record<string, string> }>();
   for (const endpoint of endpoints) {
-    const read = isRead(endpoint);
+    const read = isRead(endpoint.name);
     const { warmUp, measured } = read ? CALLS.read : CALLS.write;
     const count = warmUp + measured;
     const call = await callsOf(endpoint, count + 1, (kind, n) => service.targets(kind, n));
@@ -346,7 +345,8 @@ async function measureDurations({ service, fixture, scratch, lambdaEnv, log }: B
     const dir = join(scratch, 'call-profiles');
     const bareReadable = await readableBundle(join(projectRoot, 'bench', 'reference', 'bare-sdk.ts'), join(dir, 'bare', 'index.mjs'));
     const profiles: CallProfile[] = [];
-    for (const name of [...new Set([PROFILED, worst.endpoint])]) {
+    // The $ budget's subject (the endpoint §1 profiles too), and whichever read has the highest ratio.
+    for (const name of [...new Set([PROFILED.endpoint, worst.endpoint])]) {
       const { handler, events, requests, env } = inputs.get(name)!;
       const slug = name.replace(/[^A-Za-z]+/g, '-');
       const readable = await readableBundle(handlerEntry(handler), join(dir, slug, 'index.mjs'));
@@ -410,7 +410,7 @@ export const MEMORY_MODEL = {
 };
 
 type Kind = 'read' | 'write';
-const kindOf = (row: DurationRow): Kind => (row.endpoint.startsWith('GET ') ? 'read' : 'write');
+const kindOf = (row: DurationRow): Kind => (isRead(row.endpoint) ? 'read' : 'write');
 
 export interface MemoryChoice {
   route: string;
@@ -495,8 +495,8 @@ export function costSection(
   budget: number,
   callProfiles: CallProfile[] = [],
 ): string {
-  const doc = cost.find((row) => row.endpoint === 'GET /document/{id}')!;
-  const docDuration = durations.find((row) => row.endpoint === 'GET /document/{id}')!;
+  const doc = cost.find((row) => row.endpoint === PROFILED.endpoint)!;
+  const docDuration = durations.find((row) => row.endpoint === PROFILED.endpoint)!;
   const reads = durations.filter((row) => row.bare);
   const choices = memoryChoices(durations, coldStart);
   const kinds = kindChoices(choices);

@@ -207,9 +207,9 @@ async function createFixture<T extends { id: string; name: string }>(
 ): Promise<T> {
   let res = await send();
   for (let attempt = 1; res.status === 503 && attempt <= 3; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)));
     res = await send();
-    if (res.status === 409 && res.body?.type === 'urn:problem-type:documents:conflict') {
+    if (res.status === 409 && res.body?.type === problemType[409]) {
       const found = await madeEarlier();
       if (found) return found;
     }
