@@ -27,7 +27,13 @@ export interface Route {
   /** API Gateway HTTP API path, with `{param}` segments. */
   readonly path: string;
   readonly handler: string;
+  /**
+   * The DynamoDB actions its store functions use. What IAM grants is `dynamodbActionsOf(route)`:
+   * these, plus the Idempotency-Key record's actions on a write route.
+   */
   readonly dynamodb: readonly DynamoDbAction[];
+  /** Lists with `nextToken`: only these read the paging-token key (functions/core/paging.ts). */
+  readonly pages?: boolean;
   /** No token needed: API Gateway binds no authorizer to it, and the local gateway checks none. */
   readonly public?: boolean;
   /**
@@ -54,11 +60,36 @@ const WRITE: readonly DynamoDbAction[] = [
   'dynamodb:ConditionCheckItem',
 ];
 
+/**
+ * What the Idempotency-Key layer (functions/core/http/idempotency.ts, Powertools) asks of the
+ * table on every write route: a conditional put claims the key, a get reads a record that the
+ * put's failure did not return, an update stores the answer, a delete releases the key after a
+ * 5xx or 429.
+ */
+export const IDEMPOTENCY_ACTIONS: readonly DynamoDbAction[] = [
+  'dynamodb:GetItem',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+];
+
+/** Routes that take Idempotency-Key: every POST, PUT and DELETE (test/unit/routes.test.ts checks their handlers). */
+export const takesIdempotencyKey = (route: { readonly method?: HttpMethod }) => route.method !== undefined && route.method !== 'GET';
+
+/**
+ * Every DynamoDB action a function may call, sorted: what IAM grants it on AWS and what the local
+ * runtime lets it do (lib/local/permissions.ts). The one place write routes get the idempotency actions.
+ */
+export function dynamodbActionsOf(fn: { readonly method?: HttpMethod; readonly dynamodb: readonly DynamoDbAction[] }): DynamoDbAction[] {
+  return [...new Set([...fn.dynamodb, ...(takesIdempotencyKey(fn) ? IDEMPOTENCY_ACTIONS : [])])].sort();
+}
+
 /** Swagger UI's files, read at run time by the reference asset route (copied beside its bundle on AWS). */
 export const referenceAssetFiles = ['node_modules/swagger-ui-dist/swagger-ui-bundle.js', 'node_modules/swagger-ui-dist/swagger-ui.css'];
 
 export const routes: readonly Route[] = [
-  { name: 'ListRepositories', method: 'GET', path: '/', handler: 'repositories/list-repositories', dynamodb: ['dynamodb:Query'] },
+  // The memberships are a Query; the repositories of the page are read with BatchGetItem.
+  { name: 'ListRepositories', method: 'GET', path: '/', handler: 'repositories/list-repositories', dynamodb: LIST, pages: true },
   {
     name: 'CreateRepository',
     method: 'POST',
@@ -70,8 +101,8 @@ export const routes: readonly Route[] = [
   { name: 'GetRootFolder', method: 'GET', path: '/{id}/folder', handler: 'repositories/get-root-folder', dynamodb: READ },
   { name: 'GetFolder', method: 'GET', path: '/folder/{id}', handler: 'folders/get-folder', dynamodb: READ },
   { name: 'CreateFolder', method: 'POST', path: '/folder', handler: 'folders/create-folder', dynamodb: WRITE },
-  { name: 'ListFolders', method: 'GET', path: '/folder/{id}/folders', handler: 'folders/list-folders', dynamodb: LIST },
-  { name: 'ListDocuments', method: 'GET', path: '/folder/{id}/documents', handler: 'folders/list-documents', dynamodb: LIST },
+  { name: 'ListFolders', method: 'GET', path: '/folder/{id}/folders', handler: 'folders/list-folders', dynamodb: LIST, pages: true },
+  { name: 'ListDocuments', method: 'GET', path: '/folder/{id}/documents', handler: 'folders/list-documents', dynamodb: LIST, pages: true },
   { name: 'GetDocument', method: 'GET', path: '/document/{id}', handler: 'documents/get-document', dynamodb: READ },
   { name: 'CreateDocument', method: 'POST', path: '/document', handler: 'documents/create-document', dynamodb: WRITE },
   { name: 'UpdateDocument', method: 'PUT', path: '/document', handler: 'documents/update-document', dynamodb: WRITE },
@@ -108,7 +139,7 @@ export const routes: readonly Route[] = [
     handler: 'folders/delete-folder',
     dynamodb: [...WRITE, 'dynamodb:Query'],
   },
-  { name: 'ListTrash', method: 'GET', path: '/{id}/trash', handler: 'trash/list-trash', dynamodb: LIST },
+  { name: 'ListTrash', method: 'GET', path: '/{id}/trash', handler: 'trash/list-trash', dynamodb: LIST, pages: true },
   {
     name: 'RestoreTrashItem',
     method: 'POST',
@@ -125,20 +156,18 @@ export const routes: readonly Route[] = [
     dynamodb: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
   },
   // History: revisions, and each repository's change feed (docs/api.md: Revisions, Change feed).
-  { name: 'ListRevisions', method: 'GET', path: '/document/{id}/revisions', handler: 'revisions/list-revisions', dynamodb: LIST },
+  { name: 'ListRevisions', method: 'GET', path: '/document/{id}/revisions', handler: 'revisions/list-revisions', dynamodb: LIST, pages: true },
   { name: 'GetRevision', method: 'GET', path: '/document/{id}/revisions/{version}', handler: 'revisions/get-revision', dynamodb: READ },
   {
     name: 'RestoreRevision',
     method: 'POST',
     path: '/document/{id}/revisions/{version}/restore',
     handler: 'revisions/restore-revision',
-    // An update that never renames nor moves: puts and checks (GetItem: see WRITE); UpdateItem and
-    // DeleteItem only for its Idempotency-Key record (the document's items are put whole).
     dynamodb: WRITE,
   },
-  { name: 'ListChanges', method: 'GET', path: '/{id}/changes', handler: 'changes/list-changes', dynamodb: LIST },
+  { name: 'ListChanges', method: 'GET', path: '/{id}/changes', handler: 'changes/list-changes', dynamodb: LIST, pages: true },
   // Sharing: `{userId}` is a JWT `sub`, percent-encoded in the path (docs/api.md: Sharing).
-  { name: 'ListMembers', method: 'GET', path: '/{id}/members', handler: 'members/list-members', dynamodb: LIST },
+  { name: 'ListMembers', method: 'GET', path: '/{id}/members', handler: 'members/list-members', dynamodb: LIST, pages: true },
   { name: 'PutMember', method: 'PUT', path: '/{id}/members/{userId}', handler: 'members/put-member', dynamodb: WRITE },
   { name: 'RemoveMember', method: 'DELETE', path: '/{id}/members/{userId}', handler: 'members/remove-member', dynamodb: WRITE },
   // The API's own reference, public: the OpenAPI document and Swagger UI (docs/api-decisions.md).

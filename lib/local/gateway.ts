@@ -19,6 +19,7 @@ import {
   resolveRoute,
   toGatewayResponse,
 } from './lambda-event';
+import { runAsFunction } from './permissions';
 
 /** API Gateway's own payload limit (10 MB); the handlers enforce the service's smaller one (MAX_REQUEST_BODY_BYTES). */
 export const API_GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -179,16 +180,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     const event = buildEvent({ method, url, rawHeaders: req.rawHeaders, body, sourceIp: sourceIp(req), requestId }, resolution, claims);
     const handler = await loadHandler(resolution.route.handler);
     const context = buildContext(resolution.route.name, randomUUID(), timeoutMs);
-    return invoke(handler, event, context, resolution.route.name);
+    return invoke(() => runAsFunction(resolution.route, () => handler(event, context)), resolution.route.name);
   }
 
   /** The handler's answer, or 503 when it has none within the timeout, or 500 when it fails or answers garbage. */
-  function invoke(
-    handler: LambdaHandler,
-    event: Parameters<LambdaHandler>[0],
-    context: Parameters<LambdaHandler>[1],
-    name: string,
-  ): Promise<GatewayResponse> {
+  function invoke(run: () => ReturnType<LambdaHandler>, name: string): Promise<GatewayResponse> {
     return new Promise((resolve) => {
       let done = false;
       const timer = setTimeout(() => {
@@ -220,7 +216,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         } else resolve(response);
       };
       try {
-        Promise.resolve(handler(event, context)).then(answered, failed);
+        Promise.resolve(run()).then(answered, failed);
       } catch (error) {
         failed(error);
       }

@@ -7,12 +7,14 @@ import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dynamodb as handlersDynamoDbClient } from '#core/store/client';
 import { referenceAssetFiles } from '#functions/routes';
 import { defaultTableName } from '#lib/table';
 import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type Gateway, type GatewayOptions, moduleHandlerLoader, problem, stdoutLines } from './gateway';
 import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, verifierFromEnv } from './jwt';
 import { checkLayoutVersion, OldLayoutError } from './layout-version';
+import { enforcePermissions } from './permissions';
 import { type LocalWorker, startLocalWorker } from './worker';
 import { readOrCreateOnce } from './write-once';
 
@@ -132,6 +134,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     // On AWS a route's `files` sit beside its bundle; here they are read where they are.
     process.env.DOCS_ASSETS_DIR ||= docsAssetsDir();
 
+    // Each function may call only what its IAM role grants on AWS (./permissions.ts).
+    enforcePermissions(handlersDynamoDbClient());
     const loadHandler = moduleHandlerLoader();
     const log = opts.log ?? stdoutLines();
     const worker = await startLocalWorker({

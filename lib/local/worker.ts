@@ -5,9 +5,11 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { workerFunction } from '#functions/routes';
 import { type ChangeEvent, setEventSink } from '#functions/worker/events';
 import { localClient } from './dynamodb-local';
 import type { LambdaHandler } from './lambda-event';
+import { runAsFunction } from './permissions';
 import { type StreamHandler, startStreamFeeder } from './stream-feeder';
 
 export interface LocalWorker {
@@ -42,7 +44,11 @@ export async function startLocalWorker(options: {
     {
       endpoint: options.endpoint,
       tableName: options.tableName,
-      handler: async () => (await options.loadHandler('worker/stream')) as unknown as StreamHandler,
+      // Held to the worker's IAM grants, as its role is on AWS.
+      handler: async () => {
+        const stream = (await options.loadHandler('worker/stream')) as unknown as StreamHandler;
+        return (event) => runAsFunction(workerFunction, () => stream(event));
+      },
       ...(options.persistent ? { checkpointFile: join(options.dataDir, 'stream-checkpoint.json') } : {}),
       // The on-failure destination: records the worker gave up on, for a person to look at.
       onFailure: async (records, reason) => {

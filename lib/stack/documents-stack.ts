@@ -63,8 +63,8 @@ export class DocumentsStack extends Stack {
         removalPolicy,
         environment: {
           LOG_LEVEL: 'INFO',
-          // Only list routes page (they Query); only they get the key.
-          ...(route.dynamodb.includes('dynamodb:Query') ? { PAGING_TOKEN_SECRET: pagingSecret.secretValue.unsafeUnwrap() } : {}),
+          // Only the routes that page get the key.
+          ...('pages' in route && route.pages ? { PAGING_TOKEN_SECRET: pagingSecret.secretValue.unsafeUnwrap() } : {}),
         },
       }).function;
 

@@ -12,7 +12,7 @@ import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { DynamoDbAction } from '#functions/routes';
+import { type DynamoDbAction, dynamodbActionsOf, type HttpMethod } from '#functions/routes';
 import { functionBundling, handlerEntry, projectRoot } from '#lib/bundling';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
 
@@ -21,6 +21,8 @@ export interface RouteFunctionProps {
   readonly route: {
     readonly name: string;
     readonly handler: string;
+    /** A route's method: write routes also get the Idempotency-Key record's actions. */
+    readonly method?: HttpMethod;
     readonly dynamodb: readonly DynamoDbAction[];
     readonly files?: readonly string[];
   };
@@ -49,10 +51,11 @@ export class RouteFunction extends Construct {
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     logGroup.grantWrite(role);
 
-    const usesTable = route.dynamodb.length > 0;
+    const actions = dynamodbActionsOf(route);
+    const usesTable = actions.length > 0;
     if (usesTable) {
-      // Exactly the actions the route declares, on the table only: there are no indexes.
-      role.addToPolicy(new PolicyStatement({ actions: [...route.dynamodb], resources: [table.tableArn] }));
+      // Exactly the actions the route's code uses, on the table only: there are no indexes.
+      role.addToPolicy(new PolicyStatement({ actions, resources: [table.tableArn] }));
     }
 
     Validations.of(this).acknowledge({

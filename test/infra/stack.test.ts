@@ -6,7 +6,7 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { fallbackRoute, routes, workerFunction } from '#functions/routes';
+import { dynamodbActionsOf, fallbackRoute, routes, workerFunction } from '#functions/routes';
 import { streamFilters } from '#functions/worker/filters';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
 import { buildApp, projectContext } from '#lib/stack/app';
@@ -61,11 +61,11 @@ describe('functions', () => {
     }
   });
 
-  it('gives TABLE_NAME to exactly the functions that touch the table, and the paging key only to lists', () => {
+  it('gives TABLE_NAME to exactly the functions that touch the table, and the paging key only to the routes that page', () => {
     for (const route of [...routes, fallbackRoute]) {
       const variables = resources('AWS::Lambda::Function')[functionIdOf(route.name)]!.Properties.Environment?.Variables ?? {};
-      expect('TABLE_NAME' in variables, route.name).toBe(route.dynamodb.length > 0);
-      expect('PAGING_TOKEN_SECRET' in variables, route.name).toBe(route.dynamodb.includes('dynamodb:Query'));
+      expect('TABLE_NAME' in variables, route.name).toBe(dynamodbActionsOf(route).length > 0);
+      expect('PAGING_TOKEN_SECRET' in variables, route.name).toBe('pages' in route && route.pages === true);
     }
   });
 
@@ -79,7 +79,7 @@ describe('functions', () => {
 });
 
 describe('least privilege', () => {
-  it('grants each function exactly the DynamoDB actions its route declares, on the table only', () => {
+  it('grants each function exactly the DynamoDB actions its route declares (and a write route the idempotency record’s), on the table only', () => {
     const tableId = logicalIdOf('AWS::DynamoDB::Table', 'Table');
     for (const route of [...routes, fallbackRoute]) {
       const statements = policyStatementsOf(route.name).filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
@@ -88,7 +88,7 @@ describe('least privilege', () => {
           .filter((a) => a.startsWith('dynamodb:'))
           .sort(),
         route.name,
-      ).toEqual([...route.dynamodb].sort());
+      ).toEqual(dynamodbActionsOf(route));
       for (const statement of statements) expect(statement.Resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
     }
   });
