@@ -156,7 +156,14 @@ export const routes: readonly Route[] = [
     dynamodb: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
   },
   // History: revisions, and each repository's change feed (docs/api.md: Revisions, Change feed).
-  { name: 'ListRevisions', method: 'GET', path: '/document/{id}/revisions', handler: 'revisions/list-revisions', dynamodb: LIST, pages: true },
+  {
+    name: 'ListRevisions',
+    method: 'GET',
+    path: '/document/{id}/revisions',
+    handler: 'revisions/list-revisions',
+    dynamodb: LIST,
+    pages: true,
+  },
   { name: 'GetRevision', method: 'GET', path: '/document/{id}/revisions/{version}', handler: 'revisions/get-revision', dynamodb: READ },
   {
     name: 'RestoreRevision',
