@@ -4,11 +4,12 @@
  * actions are planted out of the route table in this file's own process (each test file runs
  * in a fresh one) and put back after.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deleteItems } from '#core/store/client';
-import { type DynamoDbAction, dynamodbActionsOf, type Route, routes, workerFunction } from '#functions/routes';
+import { type DynamoDbAction, dynamodbActionsOf, IDEMPOTENCY_ACTIONS, type Route, routes, workerFunction } from '#functions/routes';
 import { actionsNeeded, runAsFunction } from '#lib/local/permissions';
-import { ensure, newRepository, newUser } from '#test/support/http';
+import { ensure, expectProblem, type Folder, newFolder, newRepository, newUser, problemType } from '#test/support/http';
 import { startTestService } from '#test/support/service';
 
 let svc: Awaited<ReturnType<typeof startTestService>>;
@@ -83,5 +84,50 @@ describe('the worker', () => {
     const planted = { ...workerFunction, dynamodb: workerFunction.dynamodb.filter((a) => a !== 'dynamodb:BatchWriteItem') };
     await expect(runAsFunction(planted, () => deleteItems([key]))).rejects.toMatchObject({ name: 'AccessDeniedException' });
     await expect(runAsFunction(workerFunction, () => deleteItems([key]))).resolves.toBeUndefined();
+  });
+});
+
+describe('the Idempotency-Key layer’s own failures', () => {
+  const kept = [...IDEMPOTENCY_ACTIONS];
+  const withoutIdempotency = (action: DynamoDbAction) => {
+    (IDEMPOTENCY_ACTIONS as DynamoDbAction[]).splice(0, Infinity, ...kept.filter((a) => a !== action));
+  };
+  afterEach(() => void (IDEMPOTENCY_ACTIONS as DynamoDbAction[]).splice(0, Infinity, ...kept));
+
+  it('a key that cannot be claimed is a 503 with Retry-After, and nothing runs', async () => {
+    const { api } = await newUser(svc);
+    const repository = await newRepository(api);
+    withoutIdempotency('dynamodb:PutItem');
+    plantMissing('CreateFolder', 'dynamodb:PutItem');
+    const res = await api.post('/folder', { parentId: repository.rootFolderId, name: 'claimed' }, { 'Idempotency-Key': randomUUID() });
+    expectProblem(res, 503);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect((ensure(await api.get(`/folder/${repository.rootFolderId}/folders`), 200).body as { items: unknown[] }).items).toEqual([]);
+  });
+
+  it('an answer that cannot be stored still goes out, and a repeat does not run the write again', async () => {
+    const { api } = await newUser(svc);
+    const repository = await newRepository(api);
+    const folder = await newFolder(api, repository.rootFolderId);
+    withoutIdempotency('dynamodb:UpdateItem');
+    const headers = { 'Idempotency-Key': randomUUID() };
+    const renamed = ensure(await api.put('/folder', { id: folder.id, name: 'renamed' }, headers), 200).body as Folder;
+    expect(renamed.version).toBe(2);
+    expectProblem(await api.put('/folder', { id: folder.id, name: 'renamed' }, headers), 409, problemType.requestInProgress);
+    expect((ensure(await api.get(`/folder/${folder.id}`), 200).body as Folder).version).toBe(2);
+  });
+
+  it('a key that cannot be released after a failure leaves the request’s own problem, never a crashed function', async () => {
+    const { api } = await newUser(svc);
+    const repository = await newRepository(api);
+    const folder = await newFolder(api, repository.rootFolderId);
+    withoutIdempotency('dynamodb:DeleteItem');
+    plantMissing('UpdateFolder', 'dynamodb:DeleteItem');
+    const res = await api.put('/folder', { id: folder.id, name: 'never' }, { 'Idempotency-Key': randomUUID() });
+    expect(res.status).toBe(500);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    // The handler's own problem (functions/core/errors.ts), not the gateway's answer to a function that threw.
+    expect((res.body as { detail: string }).detail).toBe('An unexpected error occurred.');
+    expect((ensure(await api.get(`/folder/${folder.id}`), 200).body as Folder).name).toBe(folder.name);
   });
 });

@@ -21,7 +21,8 @@ import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persi
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { invalidField } from '../errors';
+import { invalidField, unavailable } from '../errors';
+import { logger } from '../logger';
 import { dynamodb, tableName } from '../store/client';
 
 export const IDEMPOTENCY_HOURS = 24;
@@ -104,16 +105,51 @@ export function idempotency(): MiddlewareObj<APIGatewayProxyEventV2>[] {
       before: async (request) => {
         // The request as sent: the JSON parser after this replaces the event's body with the
         // parsed value, and Powertools hashes its event again when it stores the answer.
-        const answer = await middleware().before?.({ ...request, event: { ...request.event } });
+        let answer: unknown;
+        try {
+          answer = await middleware().before?.({ ...request, event: { ...request.event } });
+        } catch (error) {
+          // A repeat's answers (409 in progress, 422 another request) pass; the store failing
+          // to claim the key is a 503: nothing ran, so a retry is safe.
+          if (isStoreFailure(error)) throw unavailableStore(error, 'claim');
+          throw error;
+        }
         if (answer === undefined) (request.internal as Record<string, unknown>)[RUNS_THIS_KEY] = true;
         return answer;
       },
-      after: (request) => middleware().after?.(request),
+      after: async (request) => {
+        try {
+          await middleware().after?.(request);
+        } catch (error) {
+          // The write is done and its answer goes out. The key stays "in progress" until its
+          // in-progress expiry (the function's remaining time): a repeat meanwhile gets 409, not
+          // a second run. Releasing it instead would let a retry do the write again.
+          logger.error('could not store the answer of an Idempotency-Key', { error: error as Error });
+        }
+      },
       // Only the request that holds the key's in-progress record may drop it: Powertools would
       // also delete the stored first answer when it refuses a repeat (422, 409) in `before`.
-      onError: (request) => ((request.internal as Record<string, unknown>)[RUNS_THIS_KEY] ? middleware().onError?.(request) : undefined),
+      // A failure to drop it never replaces the request's own error (a thrown onError would
+      // crash the function): the record then expires with the function's remaining time.
+      onError: async (request) => {
+        if (!(request.internal as Record<string, unknown>)[RUNS_THIS_KEY]) return;
+        try {
+          await middleware().onError?.(request);
+        } catch (error) {
+          logger.error('could not release an Idempotency-Key after a failed request', { error: error as Error });
+        }
+      },
     },
   ];
+}
+
+/** Powertools' own failures talking to the table (its validation and in-progress errors are answers, not failures). */
+const isStoreFailure = (error: unknown) =>
+  error instanceof Error && (error.name === 'IdempotencyPersistenceLayerError' || error.name === 'IdempotencyUnknownError');
+
+function unavailableStore(error: unknown, step: string) {
+  logger.error(`could not ${step} an Idempotency-Key`, { error: error as Error });
+  return unavailable('The service could not record this Idempotency-Key; retry shortly with the same key.');
 }
 
 const RUNS_THIS_KEY = 'documents.idempotency.runsThisKey';
