@@ -2,6 +2,9 @@
  * The change feed (docs/api.md: Change feed): `GET /{id}/changes` from `latest`, following the
  * cursor; every status of the endpoint. And the events the worker publishes (EventBridge on AWS,
  * `svc.worker.onEvent` here): the same changes as the feed, with the same mapping.
+ *
+ * Every write whose change a test reads is sent once (`postFolder`, `postDocument`, plain
+ * requests): a fixture's resend after a 503 could hide a second change, or the first one.
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,10 +18,11 @@ import {
   expectProblem,
   expectRecentTime,
   expectValidationError,
-  newDocument,
   newFolder,
   newRepository,
   newUser,
+  postDocument,
+  postFolder,
   removeMember,
   setRole,
   type User,
@@ -77,8 +81,8 @@ describe('GET /{id}/changes', () => {
     const root = repository.rootFolderId;
     const start = await latest(owner.api, repository.id);
 
-    const folder = await newFolder(owner.api, root, 'Drafts');
-    const document = await newDocument(owner.api, root, { name: 'a.md', content: 'one' });
+    const folder = await postFolder(owner.api, root, 'Drafts');
+    const document = await postDocument(owner.api, root, { name: 'a.md', content: 'one' });
     ensure(await owner.api.put('/document', { id: document.id, content: 'two' }), 200);
     ensure(await owner.api.put('/document', { id: document.id, name: 'b.md' }), 200);
     ensure(await owner.api.put('/document', { id: document.id, folderId: folder.id, name: 'c.md' }), 200);
@@ -134,7 +138,7 @@ describe('GET /{id}/changes', () => {
   it('pages by `limit`; a cursor names a position: used again it answers the same; an empty page carries one', async () => {
     const repository = await newRepository(owner.api);
     const start = await latest(owner.api, repository.id);
-    for (let i = 0; i < 5; i++) await newFolder(owner.api, repository.rootFolderId, `f${i}`);
+    for (let i = 0; i < 5; i++) await postFolder(owner.api, repository.rootFolderId, `f${i}`);
     const all = await follow(owner.api, repository.id, start, 2);
     expect(all.items.map((item) => item.name)).toEqual(['f0', 'f1', 'f2', 'f3', 'f4']);
 
@@ -155,10 +159,10 @@ describe('GET /{id}/changes', () => {
 
   it('from `latest`, misses no change committed after it (a change just before may show)', async () => {
     const repository = await newRepository(owner.api);
-    await newFolder(owner.api, repository.rootFolderId, 'before');
+    await postFolder(owner.api, repository.rootFolderId, 'before');
     // Taken before the worker has numbered "before": it may show after this cursor, or not.
     const start = await latest(owner.api, repository.id);
-    await newFolder(owner.api, repository.rootFolderId, 'after');
+    await postFolder(owner.api, repository.rootFolderId, 'after');
     const names = (await follow(owner.api, repository.id, start)).items.map((item) => item.name);
     expect(names.at(-1)).toBe('after');
     expect(names.filter((name) => name !== 'before')).toEqual(['after']);
@@ -167,7 +171,7 @@ describe('GET /{id}/changes', () => {
   it('is 400 without a cursor, or with one that was altered or belongs to another feed; limit as lists have it', async () => {
     const repository = await newRepository(owner.api);
     const other = await newRepository(owner.api);
-    await newFolder(owner.api, repository.rootFolderId);
+    await postFolder(owner.api, repository.rootFolderId);
     const cursor = (await follow(owner.api, repository.id, await latest(owner.api, repository.id))).cursor;
     const path = `/${repository.id}/changes`;
     expectValidationError(await owner.api.get(path), 'cursor');
@@ -198,7 +202,7 @@ describe('GET /{id}/changes', () => {
   it('is 410 for a cursor older than the feed keeps; from `latest` again, it goes on', async () => {
     const repository = await newRepository(owner.api);
     const start = await latest(owner.api, repository.id);
-    for (let i = 0; i < 4; i++) await newFolder(owner.api, repository.rootFolderId, `old${i}`);
+    for (let i = 0; i < 4; i++) await postFolder(owner.api, repository.rootFolderId, `old${i}`);
     const { items } = await follow(owner.api, repository.id, start);
     expect(items).toHaveLength(4);
     const middle = (await changes(owner.api, repository.id, start, 2)).body.cursor;
@@ -210,7 +214,7 @@ describe('GET /{id}/changes', () => {
     // A cursor after the gap still works.
     expect((await changes(owner.api, repository.id, middle)).body.items.map((item: Change) => item.name)).toEqual(['old2', 'old3']);
     const fresh = await latest(owner.api, repository.id);
-    await newFolder(owner.api, repository.rootFolderId, 'new');
+    await postFolder(owner.api, repository.rootFolderId, 'new');
     expect((await follow(owner.api, repository.id, fresh)).items.map((item) => item.name)).toEqual(['new']);
   });
 });
@@ -219,8 +223,8 @@ describe('events', () => {
   it('publishes every change the feed shows, with the same fields, its repository and number', async () => {
     const repository = await newRepository(owner.api);
     const start = await latest(owner.api, repository.id);
-    const folder = await newFolder(owner.api, repository.rootFolderId, 'Events');
-    const document = await newDocument(owner.api, folder.id, { name: 'e.md' });
+    const folder = await postFolder(owner.api, repository.rootFolderId, 'Events');
+    const document = await postDocument(owner.api, folder.id, { name: 'e.md' });
     ensure(await owner.api.put('/document', { id: document.id, folderId: repository.rootFolderId }), 200);
     await setRole(owner.api, repository.id, viewer.sub, 'viewer');
     ensure(await owner.api.delete(`/document/${document.id}`), 204);

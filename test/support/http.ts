@@ -199,14 +199,18 @@ export async function newRepository(api: Api, fields: { name?: string; descripti
  * A fixture create, sent again when a loaded DynamoDB Local made it a 503, as the contract tells
  * clients to (`Retry-After`). A 503 may come after the write committed: a `409` for the name on
  * the next attempt then means the first one made it, found by its name (fixtures' names are
- * unique in their folder). What a test examines is never retried: only set-up goes through here.
+ * unique in their folder). So a resend can hide what the first attempt did (a second change in
+ * the feed, a name a failed write kept): only set-up whose own outcome no test examines goes
+ * through here (`newFolder`, `newDocument`). A write a test then examines (its change in the
+ * feed, that its name was free, its answer) is sent once, with `postFolder` / `postDocument`.
  */
 async function createFixture<T extends { id: string; name: string }>(
   send: () => Promise<HttpResponse>,
   madeEarlier: () => Promise<T | undefined>,
+  once = false,
 ): Promise<T> {
   let res = await send();
-  for (let attempt = 1; res.status === 503 && attempt <= 3; attempt++) {
+  for (let attempt = 1; !once && res.status === 503 && attempt <= 3; attempt++) {
     await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)));
     res = await send();
     if (res.status === 409 && res.body?.type === problemType[409]) {
@@ -221,18 +225,19 @@ async function createFixture<T extends { id: string; name: string }>(
 const listedAs = async <T extends { name: string }>(api: Api, folderId: string, kind: 'folders' | 'documents', name: string) =>
   (await listAll<T>(api, `/folder/${folderId}/${kind}`, 100)).items.find((item) => item.name === name);
 
-export async function newFolder(api: Api, parentId: string, name = uniqueName('folder')): Promise<Folder> {
+/** A folder for set-up (resent after a 503: `createFixture`). */
+export async function newFolder(api: Api, parentId: string, name = uniqueName('folder'), once = false): Promise<Folder> {
   return createFixture(
     () => Api.from('POST /folder', api.client.POST('/folder', { body: { parentId, name } })),
     () => listedAs<Folder>(api, parentId, 'folders', name),
+    once,
   );
 }
 
-export async function newDocument(
-  api: Api,
-  folderId: string,
-  fields: { name?: string; content?: string; contentType?: string; id?: string } = {},
-): Promise<Document> {
+type DocumentFields = { name?: string; content?: string; contentType?: string; id?: string };
+
+/** A document for set-up (resent after a 503: `createFixture`). */
+export async function newDocument(api: Api, folderId: string, fields: DocumentFields = {}, once = false): Promise<Document> {
   const body = { folderId, name: uniqueName('doc'), ...fields };
   // A list shows no content: the document is read again whole.
   return createFixture(
@@ -241,8 +246,16 @@ export async function newDocument(
       const listed = await listedAs<Document>(api, folderId, 'documents', body.name);
       return listed && getDocument(api, listed.id);
     },
+    once,
   );
 }
+
+/** A folder made by one request, never resent, that must be a 201: for a write the test examines. */
+export const postFolder = (api: Api, parentId: string, name?: string): Promise<Folder> => newFolder(api, parentId, name, true);
+
+/** A document made by one request, never resent, that must be a 201: for a write the test examines. */
+export const postDocument = (api: Api, folderId: string, fields: DocumentFields = {}): Promise<Document> =>
+  newDocument(api, folderId, fields, true);
 
 export async function getDocument(api: Api, id: string): Promise<Document> {
   return ensure(await Api.from(`GET /document/${id}`, api.client.GET('/document/{id}', { params: { path: { id } } })), 200)
