@@ -14,6 +14,7 @@ import {
   expectProblem,
   expectValidationError,
   type Folder,
+  type HttpResponse,
   inBatches,
   listAll,
   namesIn,
@@ -130,21 +131,50 @@ describe('DELETE /folder/{id}', () => {
 
   it('what is made below a folder while it goes to the trash goes with it', async () => {
     const repository = await freshRepository();
-    const { folder, sub } = await filledFolder(repository.rootFolderId, 40);
-    const made: string[] = [];
+    const { folder, sub, inside } = await filledFolder(repository.rootFolderId, 40);
+    const made: Document[] = [];
+    /** Names whose create was a 503: made or not (the database may have committed it), nothing else. */
+    const unavailable: string[] = [];
     const deleting = owner.api.delete(`/folder/${folder.id}?recursive=true`);
-    // Keep making documents in the sub folder until it is in the trash too.
-    for (let i = 0; i < 200; i++) {
-      const res = await editor.api.post('/document', { folderId: sub.id, name: `racing-${i}.txt` });
-      if (res.status === 404) break;
-      // A loaded database's 503 may or may not have made it: the invariants below hold either way.
-      if (res.status === 503) continue;
-      expect(res.status, res.text).toBe(201);
-      made.push(res.body.id);
+    // Keep making documents in the sub folder until it is in the trash too: it is marked in the
+    // background, a step after its parent (more documents than a step takes come first).
+    let closed = false;
+    for (let i = 0; i < 200 && !closed; i++) {
+      const name = `racing-${i}.txt`;
+      const res = await editor.api.post('/document', { folderId: sub.id, name });
+      if (res.status === 404) {
+        expectProblem(res, 404);
+        closed = true;
+      } else if (res.status === 503) {
+        expectProblem(res, 503);
+        unavailable.push(name);
+      } else {
+        expectJson(res, 201);
+        made.push(res.body);
+      }
     }
     ensure(await deleting, 204);
+    console.log(`[stats] made below a folder going to the trash: ${made.length} (503: ${unavailable.length}); closed: ${closed}`);
+    // The race was run: documents were made there while the folder went to the trash.
+    expect(
+      made.length,
+      `nothing was made below the folder while it went to the trash (${unavailable.length} answered 503)`,
+    ).toBeGreaterThan(0);
+    expect(unavailable.length, 'a loaded database answered 503 to more than a quarter of the creates').toBeLessThanOrEqual(
+      (made.length + unavailable.length) / 4,
+    );
     await settledAndSound();
-    for (const id of made) expectProblem(await owner.api.get(`/document/${id}`), 404);
+    // Gone with the folder: 404, nothing can be made there any more, and the trash lists the folder alone.
+    for (const document of made) expectProblem(await owner.api.get(`/document/${document.id}`), 404);
+    expectProblem(await editor.api.post('/document', { folderId: sub.id, name: 'too-late.txt' }), 404);
+    expect((await trashOf(repository.id)).map((i) => i.id)).toEqual([folder.id]);
+    // In the trash, not lost: a restore brings them back with the rest, as they were made.
+    ensure(await owner.api.post(`/${repository.id}/trash/${folder.id}/restore`, {}), 200);
+    await settledAndSound();
+    const names = await namesIn(owner.api, sub.id, 'documents');
+    const expected = [...inside.filter((d) => d.folderId === sub.id), ...made].map((d) => d.name);
+    expect(names.filter((name) => !unavailable.includes(name)).sort()).toEqual(expected.sort());
+    for (const document of made) expect(ensure(await owner.api.get(`/document/${document.id}`), 200).body).toMatchObject({ version: 1 });
   });
 
   it('400 for the root folder; 404 for one in the trash, not there, or not visible; 403 for a viewer; 412 for a stale If-Match', async () => {
@@ -193,8 +223,14 @@ describe('GET /{id}/trash', () => {
     const res = await viewer.api.get(`/${repository.id}/trash?limit=1`);
     expectJson(res, 200);
     expectProblem(await viewer.api.get(`/${repository.id}/trash?nextToken=${encodeURIComponent('not-a-token')}`), 400);
+    // A token of another list (the root folder's documents: two stay there, so a page of one has one).
+    for (const name of ['kept-1.txt', 'kept-2.txt']) await newDocument(owner.api, repository.rootFolderId, { name });
     const otherToken = ensure(await owner.api.get(`/folder/${repository.rootFolderId}/documents?limit=1`), 200).body.nextToken;
-    if (otherToken) expectProblem(await owner.api.get(`/${repository.id}/trash?nextToken=${encodeURIComponent(otherToken)}`), 400);
+    expect(otherToken, 'a page of one of two documents has a nextToken').toEqual(expect.any(String));
+    expectValidationError(await owner.api.get(`/${repository.id}/trash?nextToken=${encodeURIComponent(otherToken)}`), 'nextToken');
+    // The trash's own token still works.
+    const second = ensure(await viewer.api.get(`/${repository.id}/trash?limit=2&nextToken=${encodeURIComponent(res.body.nextToken)}`), 200);
+    expect(second.body.items.map((i: TrashItem) => i.id)).toEqual(deleted.slice(1, 3));
   });
 
   it('404 for a stranger and for a repository that does not exist', async () => {
@@ -372,16 +408,45 @@ describe('DELETE /{id}/trash/{itemId}', () => {
     ensure(await owner.api.delete(`/folder/${folder.id}?recursive=true`), 204);
     ensure(await owner.api.delete(`/${repository.id}/trash/${folder.id}`), 204);
     const made: string[] = [];
+    let changed = 0;
+    let unavailable = 0;
+    /** Set once the purge reached `deep`: from then on everything below it is 404. */
+    let reached: HttpResponse | undefined;
     // A few are enough to show it (a slow machine would otherwise make hundreds before the purge gets there).
-    for (let i = 0; i < 200 && made.length < 8; i++) {
+    for (let i = 0; i < 200 && made.length < 8 && !reached; i++) {
       const res = await editor.api.post('/document', { folderId: deep.id, name: `late-${i}.txt` });
-      if (res.status === 404) break;
-      if (res.status === 503) continue; // a loaded database: made or not, the checks below hold
-      expect(res.status, res.text).toBe(201);
+      if (res.status === 503) {
+        expectProblem(res, 503); // a loaded database: made or not, the checks below hold
+        unavailable++;
+        continue;
+      }
+      if (res.status === 404) {
+        expectProblem(res, 404);
+        reached = res;
+        break;
+      }
+      expectJson(res, 201);
       made.push(res.body.id);
-      expect([200, 404]).toContain((await editor.api.put('/document', { id: res.body.id, content: 'changed' })).status);
+      // Made there, it can be changed there until the purge reaches `deep`: then it is a 200
+      // with the change, or (the purge got there in between) a 404 that changed nothing.
+      const put = await editor.api.put('/document', { id: res.body.id, content: 'changed' });
+      if (put.status === 404) {
+        expectProblem(put, 404);
+        reached = put;
+      } else {
+        expectJson(put, 200);
+        expect(put.body).toMatchObject({ id: res.body.id, content: 'changed', version: 2 });
+        changed++;
+      }
     }
-    console.log(`[stats] made below a purged folder before the purge reached it: ${made.length}`);
+    // The purge reached `deep` (or the loop had its few): once it has, nothing below is writable again.
+    if (reached) expectProblem(await editor.api.post('/document', { folderId: deep.id, name: 'after-reached.txt' }), 404);
+    expect(made.length, `nothing was made below the purged folder before the purge reached it (503: ${unavailable})`).toBeGreaterThan(0);
+    expect(changed, 'nothing made below the purged folder could be changed before the purge reached it').toBeGreaterThan(0);
+    expect(unavailable, 'a loaded database answered 503 to more than a quarter of the creates').toBeLessThanOrEqual(
+      (made.length + unavailable) / 4,
+    );
+    console.log(`[stats] made below a purged folder before the purge reached it: ${made.length}, changed: ${changed}, 503: ${unavailable}`);
     await settledAndSound();
     for (const id of made) expectProblem(await owner.api.get(`/document/${id}`), 404);
     expect(await leftOf(new Set([folder.id, deep.id, ...made]))).toEqual([]);
