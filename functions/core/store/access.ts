@@ -1,14 +1,15 @@
 /**
  * Who may do what in a repository, as the store checks it: the caller's role is one attribute
- * of a small bucket item (keys.ts: ACL), read in the same request as the resource, and
- * re-checked inside every write's transaction, so a role changed or removed since the read is
- * never used (docs/data-model.md: Authorization).
+ * of a small bucket item (keys.ts: ACL), read in the same request as the resource (the home
+ * bucket), and re-checked inside every write's transaction (one of the caller's lanes, at
+ * random), so a role changed or removed since the read is never used, and a user's parallel
+ * writes do not all meet on one item (docs/data-model.md: Authorization).
  */
 import { type Action, authorize, rolesFor } from '../auth';
 import { repositoryOf } from '../ids';
 import type { Caller, Role } from '../resources';
-import { attributeIn, type ConditionFailed, check, getItems, type Item, type TransactItem } from './client';
-import { aclKey, type Key, roleAttribute } from './keys';
+import { attributeIn, type ConditionFailed, check, getItems, type Item, rechosen, type TransactItem } from './client';
+import { aclKey, aclKeyOfBucket, type Key, randomAclLane, roleAttribute } from './keys';
 
 /** The caller's role in a repository, from its bucket item (undefined: not a member). */
 export const roleInBucket = (bucket: Item | undefined, userId: string) => bucket?.[roleAttribute(userId)] as Role | undefined;
@@ -40,9 +41,15 @@ export async function readWithRole(caller: Caller, key: Key, id: string, extraKe
   return { item, role: roleInBucket(bucket, caller.userId), lookup };
 }
 
-/** A transaction step asserting the caller may still do `action` in the repository. */
-export const roleCheck = (caller: Caller, repositoryId: string, action: Action): TransactItem =>
-  check(aclKey(repositoryId, caller.userId), attributeIn(roleAttribute(caller.userId), rolesFor[action]), { returnItem: true });
+/**
+ * A transaction step asserting the caller may still do `action` in the repository, on one of
+ * their role lanes at random (another one on each retry after a conflict). `bucket` fixes it.
+ */
+export const roleCheck = (caller: Caller, repositoryId: string, action: Action, bucket?: number): TransactItem => {
+  const make = (lane: number) =>
+    check(aclKeyOfBucket(repositoryId, lane), attributeIn(roleAttribute(caller.userId), rolesFor[action]), { returnItem: true });
+  return bucket === undefined ? rechosen(() => make(randomAclLane(caller.userId))) : make(bucket);
+};
 
 /** The step name transactions give roleCheck(), so refusals can be explained. */
 export const ACCESS_STEP = 'access';

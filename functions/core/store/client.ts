@@ -83,6 +83,35 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const backoff = (attempt: number) => sleep(Math.random() * Math.min(200, 10 * 2 ** attempt));
 
 /**
+ * Retries of a transaction cancelled by a conflict (another transaction held one of its items).
+ * A conflict says nothing about the conditions: the transaction is simply sent again once the
+ * other is likely done. DynamoDB holds an item for a transaction's duration (~10–30 ms on
+ * AWS, a few ms on DynamoDB Local), so the waits start at a few milliseconds and double with
+ * full jitter up to CONFLICT_CAP_MS: N writers on one item get through one after another in
+ * about N transaction times, without a fixed schedule that would make them collide again. Up
+ * to CONFLICT_RETRIES retries and CONFLICT_BUDGET_MS in all (measured: 32 writers on one
+ * folder item all get through, docs/data-model.md: Writes); then 503, well inside the
+ * functions' 20 s timeout.
+ */
+const CONFLICT_RETRIES = 16;
+const CONFLICT_BUDGET_MS = 5_000;
+const CONFLICT_BASE_MS = 4;
+const CONFLICT_CAP_MS = 150;
+const conflictBackoff = (attempt: number) => sleep(Math.random() * Math.min(CONFLICT_CAP_MS, CONFLICT_BASE_MS * 2 ** (attempt + 1)));
+
+/**
+ * Steps whose key may be chosen again on each attempt (a role check on one of the caller's
+ * role lanes, access.ts): a retry after a conflict on that item picks another lane.
+ */
+const remakes = new WeakMap<TransactItem, () => TransactItem>();
+/** A step made by `make()`, made again (another random choice) for each retry after a conflict. */
+export function rechosen(make: () => TransactItem): TransactItem {
+  const step = make();
+  remakes.set(step, make);
+  return step;
+}
+
+/**
  * Strongly consistent read of up to 100 items in one request. Returns a lookup by key;
  * a missing item is simply absent. Every request's hot path (the caller's role, the resource)
  * goes through here, so it speaks the low-level client: the document client's second
@@ -227,11 +256,13 @@ export const update = (
  */
 export async function transactWrite(steps: Record<string, TransactItem>): Promise<void> {
   const names = Object.keys(steps);
+  let items = Object.values(steps);
+  const started = performance.now();
   for (let attempt = 0; ; attempt++) {
     try {
       // The SDK retries a request whose answer was lost with the same input: the token makes
       // DynamoDB answer a retry of a transaction that did commit with success, not a failed condition.
-      await db().send(new TransactWriteCommand({ TransactItems: Object.values(steps), ClientRequestToken: randomUUID() }));
+      await db().send(new TransactWriteCommand({ TransactItems: items, ClientRequestToken: randomUUID() }));
       return;
     } catch (error) {
       if (!(error instanceof TransactionCanceledException)) throw error;
@@ -252,8 +283,14 @@ export async function transactWrite(steps: Record<string, TransactItem>): Promis
       // Only a conflict with another transaction is worth retrying; anything else
       // (throttling, a validation error) goes to the error mapping as it is.
       if (!codes.includes('TransactionConflict')) throw error;
-      if (attempt >= 4) throw unavailable('Too many concurrent changes; retry shortly.');
-      await backoff(attempt);
+      if (attempt >= CONFLICT_RETRIES || performance.now() - started > CONFLICT_BUDGET_MS) {
+        throw unavailable('Too many concurrent changes; retry shortly.');
+      }
+      await conflictBackoff(attempt);
+      items = items.map((item) => {
+        const make = remakes.get(item);
+        return make ? rechosen(make) : item;
+      });
     }
   }
 }

@@ -4,7 +4,7 @@
  *   REPO#<repoId>        REPO                         repository
  *   REPO#<repoId>        M#<userId>                   member (listed by user id)
  *   REPO#<repoId>        TRASH#<deletedAt>#<itemId>   trash record (listed newest first)
- *   ACL#<repoId>#<nn>    ACL                          roles of the members whose id hashes to bucket nn
+ *   ACL#<repoId>#<nn>    ACL                          roles of the members whose home bucket is nn or one of the ACL_LANES - 1 before it
  *   USER#<userId>        REPO#<nameKey>\x01<repoId>   membership (the user's repositories, by name)
  *   USER#<userId>        PROFILE                      how many repositories the user is in
  *   FOLDER#<folderId>    FOLDER                       folder
@@ -65,9 +65,16 @@ export const MEMBERSHIP_PREFIX = 'REPO#';
 // ---------------------------------------------------------------------------------------------
 // Roles: a repository's members are spread over ACL_BUCKETS small items by a hash of their id,
 // so checking a caller's role reads one item of a few members, whatever the repository's or the
-// caller's size (docs/data-model.md: Authorization).
+// caller's size. Each member's role is kept in ACL_LANES buckets (their lanes: the home bucket
+// their id hashes to and the ones after it), all changed in the transaction that changes the
+// role: a read reads the home bucket, a write checks one lane at random, so a user's parallel
+// writes rarely meet on one item (DynamoDB cancels transactions that overlap on one, checks
+// included), and there are never more than ACL_BUCKETS items for a repository delete to remove
+// in its one transaction (docs/data-model.md: Authorization).
 
 export const ACL_BUCKETS = 64;
+/** How many buckets hold each member's role. */
+export const ACL_LANES = 8;
 
 /** FNV-1a of the user id's UTF-8 bytes: stable across runtimes, spreads ids evenly. */
 export function aclBucket(userId: string): number {
@@ -79,7 +86,15 @@ export const aclKeyOfBucket = (repositoryId: string, bucket: number): Key => ({
   PK: `ACL#${repositoryId}#${bucket.toString(16).padStart(2, '0')}`,
   SK: 'ACL',
 });
+/** The member's home bucket: the one reads use. */
 export const aclKey = (repositoryId: string, userId: string): Key => aclKeyOfBucket(repositoryId, aclBucket(userId));
+/** The buckets that hold the member's role (home first). */
+export const aclLanes = (userId: string): number[] => {
+  const home = aclBucket(userId);
+  return Array.from({ length: ACL_LANES }, (_, lane) => (home + lane) % ACL_BUCKETS);
+};
+/** The bucket of one of the member's lanes, at random: the one a write checks. */
+export const randomAclLane = (userId: string): number => (aclBucket(userId) + Math.floor(Math.random() * ACL_LANES)) % ACL_BUCKETS;
 /** The attribute of a bucket that holds one user's role. */
 export const roleAttribute = (userId: string) => `U#${userId}`;
 

@@ -27,11 +27,13 @@ import {
   update,
 } from './client';
 import {
-  aclBucket,
   aclKey,
+  aclKeyOfBucket,
+  aclLanes,
   MEMBER_PREFIX,
   memberKey,
   membershipKey,
+  randomAclLane,
   repositoryKey,
   repositoryPartition,
   roleAttribute,
@@ -73,12 +75,14 @@ async function readMember(caller: Caller, repositoryId: string, userId: string) 
 }
 
 /**
- * The transaction steps on roles: the member's role in their bucket (set, or removed when
- * `role` is undefined), asserting it is still `was` (absent when undefined), and the caller
- * still allowed `action`. When both live in one bucket (the caller themselves, or a hash
- * collision) it is one step, since a transaction may touch an item once; it is named
- * ACCESS_STEP and hands back the bucket on failure either way, so explainAccess() can tell a
- * caller who lost their role (404, 403) from a member whose role moved (read again).
+ * The transaction steps on roles: the member's role in each of their lanes (keys.ts: set, or
+ * removed when `role` is undefined), asserting it is still `was` (absent when undefined), and
+ * the caller still allowed `action` (one of their lanes). A transaction may touch an item once:
+ * when the caller's lanes and the member's meet (the caller themselves, or neighbouring home
+ * buckets), the caller's check is folded into the member's step on a shared bucket. The step
+ * holding the caller's check is named ACCESS_STEP and hands back the bucket on failure, so
+ * explainAccess() can tell a caller who lost their role (404, 403) from a member whose role
+ * moved (read again).
  */
 function roleSteps(
   caller: Caller,
@@ -87,29 +91,33 @@ function roleSteps(
   change: { role?: Role; was?: Role },
   action: Action,
 ): Record<string, TransactItem> {
-  const key = aclKey(repositoryId, userId);
-  const names: Record<string, string> = { '#member': roleAttribute(userId) };
-  const values: Record<string, unknown> = {};
-  const conditions = [change.was === undefined ? 'attribute_not_exists(#member)' : '#member = :was'];
-  if (change.was !== undefined) values[':was'] = change.was;
-  if (change.role !== undefined) values[':role'] = change.role;
+  const lanes = aclLanes(userId);
+  const shared = aclLanes(caller.userId).filter((bucket) => lanes.includes(bucket));
+  const callerLane = shared.length > 0 ? shared[Math.floor(Math.random() * shared.length)]! : randomAclLane(caller.userId);
   const expression = change.role === undefined ? 'REMOVE #member' : 'SET #member = :role';
-  const sameBucket = key.PK === aclKey(repositoryId, caller.userId).PK;
-  if (!sameBucket) {
-    return {
-      acl: update(key, expression, names, values, conditions.join(' AND ')),
-      [ACCESS_STEP]: roleCheck(caller, repositoryId, action),
-    };
+  const steps: Record<string, TransactItem> = {};
+  for (const [lane, bucket] of lanes.entries()) {
+    const names: Record<string, string> = { '#member': roleAttribute(userId) };
+    const values: Record<string, unknown> = {};
+    const conditions = [change.was === undefined ? 'attribute_not_exists(#member)' : '#member = :was'];
+    if (change.was !== undefined) values[':was'] = change.was;
+    if (change.role !== undefined) values[':role'] = change.role;
+    if (bucket !== callerLane) {
+      steps[`acl${lane}`] = update(aclKeyOfBucket(repositoryId, bucket), expression, names, values, conditions.join(' AND '));
+      continue;
+    }
+    if (userId !== caller.userId) {
+      // The caller's own check, folded into the one step on the bucket they share.
+      const check = roleCheck(caller, repositoryId, action, bucket).ConditionCheck!;
+      Object.assign(names, { '#caller': roleAttribute(caller.userId) });
+      Object.assign(values, check.ExpressionAttributeValues);
+      conditions.push(check.ConditionExpression!.replace('#attribute', '#caller'));
+    }
+    const step = update(aclKeyOfBucket(repositoryId, bucket), expression, names, values, conditions.join(' AND '));
+    steps[ACCESS_STEP] = { Update: { ...step.Update!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } };
   }
-  if (userId !== caller.userId) {
-    // The caller's own check, folded into the one step on the bucket they share.
-    const check = roleCheck(caller, repositoryId, action).ConditionCheck!;
-    Object.assign(names, { '#caller': roleAttribute(caller.userId) });
-    Object.assign(values, check.ExpressionAttributeValues);
-    conditions.push(check.ConditionExpression!.replace('#attribute', '#caller'));
-  }
-  const step = update(key, expression, names, values, conditions.join(' AND '));
-  return { [ACCESS_STEP]: { Update: { ...step.Update!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } } };
+  if (!(ACCESS_STEP in steps)) steps[ACCESS_STEP] = roleCheck(caller, repositoryId, action, callerLane);
+  return steps;
 }
 
 /**
@@ -175,13 +183,13 @@ export async function putMember(
         member: put({ ...memberKey(repositoryId, userId), ...member, listingKey: listing.SK }, itemIsAbsent),
         membership: put({ ...listing, repositoryId, role }),
         [PROFILE_STEP]: joinRepositoryStep(userId),
-        // The bucket joins the set a repository delete removes; the name the listing was
+        // The member's lanes join the set a repository delete removes; the name the listing was
         // written under must still be the repository's (a rename moves listings after it).
         repository: update(
           repositoryKey(repositoryId),
           `ADD #members :one, #buckets :bucket${owner ? ', #owners :one' : ''}`,
           { '#members': 'memberCount', '#buckets': 'aclBuckets', '#nameKey': 'nameKey', ...(owner ? { '#owners': 'ownerCount' } : {}) },
-          { ':one': 1, ':bucket': new Set([aclBucket(userId)]), ':max': MAX_MEMBERS, ':key': repository!.nameKey },
+          { ':one': 1, ':bucket': new Set(aclLanes(userId)), ':max': MAX_MEMBERS, ':key': repository!.nameKey },
           '#members < :max AND #nameKey = :key',
         ),
         ...roleSteps(caller, repositoryId, userId, { role }, 'manage'),

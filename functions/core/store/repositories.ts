@@ -16,6 +16,7 @@ import { ConditionFailed, getItems, type Item, itemIsAbsent, optimistically, put
 import {
   aclKey,
   aclKeyOfBucket,
+  aclLanes,
   folderKey,
   MEMBERSHIP_PREFIX,
   memberKey,
@@ -92,15 +93,21 @@ export async function createRepository(caller: Caller, input: { name: string; de
       updatedAt: at,
       updatedBy: userId,
     };
-    const bucket = aclKey(id, userId);
+    const lanes = aclLanes(userId);
     try {
       await transactWrite({
         repository: put(
-          { ...repositoryKey(id), ...repository, nameKey: key, memberCount: 1, ownerCount: 1, aclBuckets: new Set([bucketOf(bucket)]) },
+          { ...repositoryKey(id), ...repository, nameKey: key, memberCount: 1, ownerCount: 1, aclBuckets: new Set(lanes) },
           itemIsAbsent,
         ),
         root: put({ ...folderKey(id), ...root, nameKey: key, depth: 0, path: '' }, itemIsAbsent),
-        acl: update(bucket, 'SET #role = :owner', { '#role': roleAttribute(userId) }, { ':owner': 'owner' }),
+        // The owner's role in each of their lanes (keys.ts).
+        ...Object.fromEntries(
+          lanes.map((bucket, lane) => [
+            `acl${lane}`,
+            update(aclKeyOfBucket(id, bucket), 'SET #role = :owner', { '#role': roleAttribute(userId) }, { ':owner': 'owner' }),
+          ]),
+        ),
         member: put(
           {
             ...memberKey(id, userId),
