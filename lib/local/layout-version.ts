@@ -1,6 +1,7 @@
 /**
  * The local database's layout version. A table written by an older version of the service
- * (names keyed by lower-casing, every role in one item per user) cannot be read by this one:
+ * (names keyed by lower-casing, every role in one item per user; layout 2: a role in one bucket,
+ * not in each of the member's lanes) cannot be read by this one:
  * rather than answer wrongly from it, the service refuses to start and says what to do. There
  * is no deployed data; only a developer's own `.data` can be old.
  */
@@ -8,7 +9,7 @@ import { GetItemCommand, PutItemCommand, ScanCommand } from '@aws-sdk/client-dyn
 import { localClient } from './dynamodb-local';
 
 /** Bump when the key layout changes in a way old items cannot be read by (docs/data-model.md). */
-export const LAYOUT_VERSION = 2;
+export const LAYOUT_VERSION = 3;
 const KEY = { PK: { S: 'META' }, SK: { S: 'LAYOUT' } };
 
 export class OldLayoutError extends Error {
