@@ -6,26 +6,67 @@ import { defineConfig } from 'vitest/config';
 // Where each test file records the operations it got answers from (test/support/route-coverage.ts).
 process.env.ROUTE_COVERAGE_FILE ??= join(tmpdir(), `documents-route-coverage-${randomBytes(6).toString('hex')}.jsonl`);
 
+/**
+ * The fast tier (`npm run test:fast`): no database, no service, no bundling; it answers in
+ * seconds. `npm test` runs it first, then the other projects, each file once.
+ */
+/** Files that run with the service's limits lowered (functions/core/limits.ts): a limit test seeds 4, not 999. */
+const LOWERED_LIMITS = ['test/e2e/limits.test.ts'];
+
+const FAST = [
+  'test/unit/**/*.test.ts',
+  'test/guard/**/*.test.ts',
+  'test/contract/openapi.test.ts',
+  'test/contract/schemas.test.ts',
+  'test/contract/contract-check.test.ts',
+  'test/infra/stack.test.ts',
+];
+
+const databaseTier = { globalSetup: ['test/global-setup.ts'], setupFiles: ['test/support/drop-tables.ts'] };
+
+// .ci/run sets TEST_REPORT_DIR: each vitest run (one per npm script) writes its JSON report there.
+const reportDir = process.env.TEST_REPORT_DIR;
+const reporting = reportDir
+  ? {
+      reporters: ['default', 'json'],
+      outputFile: { json: join(reportDir, `vitest-${(process.env.npm_lifecycle_event ?? 'run').replace(/[^\w-]/g, '-')}.json`) },
+    }
+  : {};
+
 export default defineConfig({
   test: {
     // Each test file runs in its own process: handlers keep their configuration in process.env.
     pool: 'forks',
+    isolate: true,
+    // Two files at a time on this 2-core machine (vitest's default would be one: cores - 1).
+    // Each file of the database tier has a DynamoDB Local of its own (test/global-setup.ts).
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
     env: {
       // The SDK's "Node 22 will be required in 2027" notice is noise in test output.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
+    ...reporting,
     projects: [
+      { extends: true, test: { name: 'fast', include: FAST } },
       {
         extends: true,
-        // One in-memory DynamoDB Local for the whole suite; each test file gets its own table.
+        // A fresh in-memory DynamoDB Local for each test file that uses one, from a pool kept warm.
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/completeness/**'],
-          globalSetup: ['test/global-setup.ts'],
-          setupFiles: ['test/support/drop-tables.ts'],
+          exclude: ['test/completeness/**', ...FAST, ...LOWERED_LIMITS],
+          ...databaseTier,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'limits',
+          include: LOWERED_LIMITS,
+          env: { DOCUMENTS_TEST_LIMITS: JSON.stringify({ members: 5, repositoriesPerUser: 5 }) },
+          ...databaseTier,
         },
       },
       // After every other file: what the end-to-end suites covered (test/completeness/routes.test.ts).

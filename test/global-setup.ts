@@ -1,20 +1,125 @@
 /**
- * Starts ONE in-memory DynamoDB Local for the whole test run and hands its endpoint to the
- * test files (`inject('dynamodbEndpoint')`); each file creates its own tables in it.
+ * The test run's DynamoDB Locals: a fresh in-memory one for each test file that asks for one,
+ * from a small pool kept warm here, in vitest's main process.
+ *
+ * Why not one for the whole run: DynamoDB Local slows down as data piles up in it (after ~30k
+ * items a TransactWriteItems went from ~16 to ~195 ms, a GetItem from ~8 to ~84 ms), and
+ * dropping the tables does not bring it back; a fresh one does, and costs ~2.5 s to start.
+ * Starting it here, ahead of time, keeps that start off the test file's path: a file leases one
+ * on its first table (test/support/dynamodb.ts, `fileDatabase`), and gives it back when it is done
+ * (test/support/drop-tables.ts), which stops it; the pool starts the next one meanwhile.
+ *
+ * The lease is a loopback HTTP call to this process (`inject('dynamodbBroker')`): test files run
+ * in their own processes (vitest's forks pool, isolated), and a java child started there would be
+ * started on the file's time. A file that never touches the database starts nothing.
  */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { TestProject } from 'vitest/node';
-import { startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { type DynamoDbLocal, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    dynamodbEndpoint: string;
+    /** Base URL of the pool below: `POST /lease` → `{ id, endpoint }`, `POST /release/<id>`. */
+    dynamodbBroker: string;
   }
 }
 
+/** Instances kept started ahead of demand: one per worker (vitest.config.ts: maxWorkers). */
+const WARM = Math.max(1, Number(process.env.TEST_DYNAMODB_WARM ?? 2));
+
+interface Broker {
+  url: string;
+  users: number;
+  close(): Promise<void>;
+}
+/** One pool for the whole run: every project of the database tier names this file as its globalSetup. */
+const shared = globalThis as { documentsTestBroker?: Promise<Broker> };
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  shared.documentsTestBroker ??= startBroker();
+  const broker = await shared.documentsTestBroker;
+  broker.users++;
+  project.provide('dynamodbBroker', broker.url);
+  return async () => {
+    if (--broker.users > 0) return;
+    shared.documentsTestBroker = undefined;
+    await broker.close();
+  };
+}
+
+async function startBroker(): Promise<Broker> {
   // The SDK's "Node 22 will be required in 2027" notice is noise here (vitest.config sets it for workers).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const dynamodb = await startDynamoDbLocal({});
-  project.provide('dynamodbEndpoint', dynamodb.endpoint);
-  return () => dynamodb.stop();
+
+  const warm: Promise<DynamoDbLocal>[] = [];
+  const leased = new Map<string, DynamoDbLocal>();
+  const stopping = new Set<Promise<void>>();
+  let closed = false;
+  let leases = 0;
+
+  const startOne = () => {
+    const started = startDynamoDbLocal({});
+    started.catch(() => {}); // reported to whoever leases it
+    return started;
+  };
+  const refill = () => {
+    while (!closed && warm.length < WARM) warm.push(startOne());
+  };
+  const stop = (database: DynamoDbLocal) => {
+    const done = database
+      .stop()
+      .catch(() => {})
+      .finally(() => stopping.delete(done));
+    stopping.add(done);
+  };
+
+  async function lease(): Promise<{ id: string; endpoint: string }> {
+    const next = warm.shift() ?? startOne();
+    refill();
+    const database = await next;
+    const id = String(++leases);
+    leased.set(id, database);
+    return { id, endpoint: database.endpoint };
+  }
+
+  const answer = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    const url = req.url ?? '';
+    if (req.method === 'POST' && url === '/lease') {
+      lease().then(
+        (lent) => answer(res, 200, lent),
+        (error: unknown) => answer(res, 500, { message: error instanceof Error ? error.message : String(error) }),
+      );
+      return;
+    }
+    const released = req.method === 'POST' ? /^\/release\/(\d+)$/.exec(url) : null;
+    if (released) {
+      const database = leased.get(released[1]!);
+      leased.delete(released[1]!);
+      if (database) stop(database);
+      answer(res, 200, { released: Boolean(database) });
+      return;
+    }
+    answer(res, 404, { message: `no ${req.method} ${url}` });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  refill();
+
+  const close = async () => {
+    closed = true;
+    const closing = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closing;
+    const spare = await Promise.allSettled(warm.splice(0));
+    for (const result of spare) if (result.status === 'fulfilled') stop(result.value);
+    for (const database of leased.values()) stop(database);
+    leased.clear();
+    await Promise.all([...stopping]);
+  };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, users: 0, close };
 }

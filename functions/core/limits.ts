@@ -3,12 +3,35 @@
  * content, page size) are with the request schemas (core/schemas.ts) and names (core/names.ts).
  */
 
+/** The three limits a test may lower (see `testOverrides`). */
+const OVERRIDABLE = ['folderDepth', 'members', 'repositoriesPerUser'] as const;
+type Overridable = (typeof OVERRIDABLE)[number];
+
+/**
+ * Tests only: `DOCUMENTS_TEST_LIMITS='{"members":5,"repositoriesPerUser":5}'` lowers these limits
+ * in a vitest worker, so a test of a limit seeds 5 items through the API, not 999
+ * (vitest.config.ts sets it for test/e2e/limits.test.ts alone). Honoured only where vitest runs
+ * (it sets VITEST in its workers): a deployed function or `npm start` always has the values below,
+ * which test/unit/limits.test.ts holds to docs/api.md. A name or value it does not know fails loudly.
+ */
+function testOverrides(): Partial<Record<Overridable, number>> {
+  const raw = process.env.DOCUMENTS_TEST_LIMITS;
+  if (!raw || !process.env.VITEST) return {};
+  const parsed = JSON.parse(raw) as Record<string, unknown>;
+  for (const [name, value] of Object.entries(parsed)) {
+    if (!(OVERRIDABLE as readonly string[]).includes(name)) throw new Error(`DOCUMENTS_TEST_LIMITS: no limit named ${name}`);
+    if (!Number.isInteger(value) || (value as number) < 1) throw new Error(`DOCUMENTS_TEST_LIMITS: ${name} must be a whole number ≥ 1`);
+  }
+  return parsed as Partial<Record<Overridable, number>>;
+}
+const overrides = testOverrides();
+
 /** Folders nest at most this many levels below the root folder (the root is level 0). */
-export const MAX_FOLDER_DEPTH = 50;
+export const MAX_FOLDER_DEPTH = overrides.folderDepth ?? 50;
 /** Members of one repository. */
-export const MAX_MEMBERS = 1_000;
+export const MAX_MEMBERS = overrides.members ?? 1_000;
 /** Repositories one user is a member of. */
-export const MAX_REPOSITORIES_PER_USER = 1_000;
+export const MAX_REPOSITORIES_PER_USER = overrides.repositoriesPerUser ?? 1_000;
 /** Days an item stays in the trash before it is purged. */
 export const TRASH_DAYS = 30;
 /** A document keeps at least its last REVISIONS_KEPT revisions, or all of the last REVISION_DAYS days. */

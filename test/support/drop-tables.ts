@@ -1,6 +1,16 @@
-/** Runs before each test file (vitest setupFiles): its tables go when the file is done. */
+/**
+ * Runs before each test file of the database tier (vitest setupFiles): when the file is done, its
+ * tables in DynamoDB Locals it did not lease are dropped, and its own DynamoDB Local (leased on
+ * first use, test/support/dynamodb.ts) is stopped.
+ */
 import { afterAll } from 'vitest';
-import { dropCreatedTables } from './dynamodb';
+import { dropCreatedTables, releaseFileDatabase } from './dynamodb';
 
 // Registered first, so it runs after the file's own afterAll hooks (they stop services first).
-afterAll(dropCreatedTables, 60_000);
+afterAll(async () => {
+  try {
+    await dropCreatedTables();
+  } finally {
+    await releaseFileDatabase();
+  }
+}, 60_000);

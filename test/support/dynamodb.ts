@@ -6,11 +6,47 @@ import { db, tableName } from '#core/store/client';
 import type { Key } from '#core/store/keys';
 import { ensureTable, localClient } from '#lib/local/dynamodb-local';
 
-/** Tables this test file made (dropped after it by test/support/drop-tables.ts). */
+/** Tables this test file made in DynamoDB Locals of its own starting (dropped after it by test/support/drop-tables.ts). */
 const created: { endpoint: string; tableName: string }[] = [];
 
-/** A fresh, empty table in the run's shared DynamoDB Local (or in `endpoint`'s). */
-export async function createTestTable(endpoint = inject('dynamodbEndpoint')): Promise<{ endpoint: string; tableName: string }> {
+let lease: Promise<{ id: string; endpoint: string }> | undefined;
+
+/**
+ * This test file's own DynamoDB Local, fresh and in memory: leased on first use from the pool
+ * test/global-setup.ts keeps warm, and stopped when the file is done (`releaseFileDatabase`, by
+ * test/support/drop-tables.ts). One per file: a DynamoDB Local slows down as data piles up in
+ * it, and no other file's tables, TTL sweeps or streams share its one SQLite thread.
+ */
+export async function fileDatabase(): Promise<string> {
+  lease ??= (async () => {
+    const res = await fetch(`${inject('dynamodbBroker')}/lease`, { method: 'POST' });
+    const body = (await res.json()) as { id: string; endpoint: string; message?: string };
+    if (!res.ok) throw new Error(`no DynamoDB Local for this test file: ${body.message}`);
+    return body;
+  })();
+  return (await lease).endpoint;
+}
+
+/** Whether `endpoint` is this file's own DynamoDB Local (its tables go with it: no need to drop them). */
+export async function isFileDatabase(endpoint: string): Promise<boolean> {
+  return lease !== undefined && (await lease.catch(() => undefined))?.endpoint === endpoint;
+}
+
+/** Stops this file's DynamoDB Local, if it leased one (after the file's own afterAll hooks). */
+export async function releaseFileDatabase(): Promise<void> {
+  const leased = await lease?.catch(() => undefined);
+  lease = undefined;
+  if (leased) await fetch(`${inject('dynamodbBroker')}/release/${leased.id}`, { method: 'POST' });
+}
+
+/** A fresh, empty table in this file's own DynamoDB Local (or in `endpoint`'s). */
+export async function createTestTable(endpoint?: string): Promise<{ endpoint: string; tableName: string }> {
+  if (endpoint === undefined) {
+    const own = await fileDatabase();
+    const tableName = `test-${randomBytes(6).toString('hex')}`;
+    await ensureTable(own, tableName);
+    return { endpoint: own, tableName };
+  }
   const tableName = `test-${randomBytes(6).toString('hex')}`;
   await ensureTable(endpoint, tableName);
   created.push({ endpoint, tableName });
@@ -31,9 +67,9 @@ export async function useTestTable(): Promise<void> {
 }
 
 /**
- * Drops every table this file made that is still there. DynamoDB Local gives each table with a
- * TTL a job that walks it 20 items every 10 s, on a pool of 10 threads for all tables: tables
- * left behind by finished files kept those threads busy, and a later file's TTL waited minutes.
+ * Drops every table this file made in a DynamoDB Local it did not lease that is still there.
+ * DynamoDB Local gives each table with a TTL a job that walks it 20 items every 10 s, on a pool of
+ * 10 threads for all tables: tables left behind kept those threads busy, and a later TTL waited minutes.
  */
 export async function dropCreatedTables(): Promise<void> {
   for (const { endpoint, tableName } of created.splice(0)) {
@@ -45,9 +81,11 @@ export async function dropCreatedTables(): Promise<void> {
 
 /**
  * Drops a test file's table when it is done with it: DynamoDB Local's one SQLite thread serves
- * the whole run, and its background jobs and stream reads walk every table and shard it holds.
+ * every table it holds, and its background jobs and stream reads walk every table and shard.
+ * A table in the file's own DynamoDB Local goes when that stops: nothing to do then.
  */
 export async function dropTestTable(endpoint: string, tableName: string): Promise<void> {
+  if (await isFileDatabase(endpoint)) return;
   const client = localClient(endpoint);
   try {
     await client.send(new DeleteTableCommand({ TableName: tableName }));

@@ -1,5 +1,5 @@
 /**
- * The whole service for a test file: its own fresh table in the run's shared DynamoDB Local,
+ * The whole service for a test file: its own fresh table in the file's own DynamoDB Local,
  * a temporary data dir (keys, paging secret; removed on stop) and a free port.
  * Call it in beforeAll and stop() in afterAll; one per test file (handlers read process.env).
  */
