@@ -20,12 +20,12 @@ import { resourceOf } from './records';
 export type ChangesPage = ResourceOf<'ChangesPage'>;
 
 const listOf = (repositoryId: string) => `changes:${repositoryId}`;
-const cursorAt = (repositoryId: string, seq: number) => encodePageToken(listOf(repositoryId), String(seq));
+const cursorAt = (repositoryId: string, seq: number): Promise<string> => encodePageToken(listOf(repositoryId), String(seq));
 
 /** The position a cursor names, or a 400 on `cursor` (altered, or another feed's). Undefined: `latest`. */
-function positionOf(repositoryId: string, cursor: string): number | undefined {
+async function positionOf(repositoryId: string, cursor: string): Promise<number | undefined> {
   if (cursor === LATEST_CURSOR) return undefined;
-  const seq = decodePageToken(listOf(repositoryId), cursor, 'cursor');
+  const seq = await decodePageToken(listOf(repositoryId), cursor, 'cursor');
   // Signed by the service, so always a number it wrote; checked all the same.
   if (!/^(0|[1-9][0-9]{0,11})$/.test(seq)) throw invalidField('cursor', 'is not a cursor issued for this feed');
   return Number(seq);
@@ -65,7 +65,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * read the repository, so a non-member sees exactly a missing repository).
  */
 export async function readChanges(caller: Caller, repositoryId: string, query: ChangesQuery): Promise<ChangesPage> {
-  const after = positionOf(repositoryId, query.cursor);
+  const after = await positionOf(repositoryId, query.cursor);
   const [{ role, lookup }, items] = await Promise.all([
     readWithRole(caller, repositoryKey(repositoryId), repositoryId, [feedSequenceKey(repositoryId)]),
     after === undefined ? Promise.resolve([]) : changesAfter(repositoryId, after, query.limit),
@@ -73,7 +73,7 @@ export async function readChanges(caller: Caller, repositoryId: string, query: C
   authorize(role, 'read', 'Repository');
   const last = (lookup(feedSequenceKey(repositoryId))?.last as number | undefined) ?? 0;
   // `latest`: the last number given. Changes committed but not numbered yet get higher numbers.
-  if (after === undefined) return { items: [], cursor: cursorAt(repositoryId, last) };
+  if (after === undefined) return { items: [], cursor: await cursorAt(repositoryId, last) };
   let run = unbroken(items, after);
   for (let attempt = 0; run.length === 0 && last > after; attempt++) {
     // The next change has a number but was not seen: its numbering is committing, or it expired.
@@ -87,5 +87,5 @@ export async function readChanges(caller: Caller, repositoryId: string, query: C
     run = unbroken(await changesAfter(repositoryId, after, query.limit), after);
   }
   const position = (run.at(-1)?.seq as number | undefined) ?? after;
-  return { items: run.map((item) => resourceOf<Change>(item, ['repositoryId', 'seq'])), cursor: cursorAt(repositoryId, position) };
+  return { items: run.map((item) => resourceOf<Change>(item, ['repositoryId', 'seq'])), cursor: await cursorAt(repositoryId, position) };
 }

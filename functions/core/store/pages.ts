@@ -13,13 +13,17 @@ export interface PageRequest {
   partition: string;
   prefix: string;
   limit: number;
-  /** Sort key to resume after (from a verified token). */
-  after?: string;
+  /** The previous page's token, not yet checked: readPage checks it before its Query. */
+  nextToken?: string;
   /** Newest first: the partition's range in descending sort-key order. */
   descending?: boolean;
 }
 
-/** Checks the paging token before anything is read: a bad token is a 400 whatever else. */
+/**
+ * A page of a list. Its token is checked by readPage before the list is read (the key may have
+ * to be read from Secrets Manager first, core/paging.ts): a bad token is a 400 whatever else,
+ * as callers authorize only after readPage has answered.
+ */
 export function pageRequest(
   list: string,
   partition: string,
@@ -27,8 +31,7 @@ export function pageRequest(
   query: PageQuery,
   options: { descending?: boolean } = {},
 ): PageRequest {
-  const after = query.nextToken === undefined ? undefined : decodePageToken(list, query.nextToken);
-  return { list, partition, prefix, limit: query.limit, after, ...options };
+  return { list, partition, prefix, limit: query.limit, nextToken: query.nextToken, ...options };
 }
 
 /** The first string after every string that starts with `prefix` (`D#` → `D$`). */
@@ -41,7 +44,8 @@ const prefixEnd = (prefix: string) => prefix.slice(0, -1) + String.fromCharCode(
  * beginning to the start key, answers as fast deep in a 50,000-item folder as on page one.
  */
 export async function readPage(request: PageRequest): Promise<{ items: Item[]; nextToken?: string }> {
-  const { partition, prefix, after, descending } = request;
+  const { partition, prefix, descending } = request;
+  const after = request.nextToken === undefined ? undefined : await decodePageToken(request.list, request.nextToken);
   const range =
     after === undefined
       ? {
@@ -60,7 +64,7 @@ export async function readPage(request: PageRequest): Promise<{ items: Item[]; n
   const page = items.slice(0, request.limit);
   const more = items.length > request.limit || lastKey !== undefined;
   const last = page.at(-1);
-  return { items: page, nextToken: more && last ? encodePageToken(request.list, last.SK as string) : undefined };
+  return { items: page, nextToken: more && last ? await encodePageToken(request.list, last.SK as string) : undefined };
 }
 
 /**
