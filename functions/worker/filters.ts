@@ -3,6 +3,11 @@
  * CDK stack hands to the event source mapping (records that match none are dropped before an
  * invocation, and not billed). The local stream feeder (lib/local/stream-feeder.ts) applies the
  * same patterns with `matches()` below, so the worker sees the same records in both places.
+ *
+ * An event source mapping takes 5 patterns by default (a quota that can be raised, but a sixth
+ * pattern fails the deploy until it is): kinds of record with the same shape share a pattern
+ * (a leaf's matchers are OR'ed), so there is room for more. test/infra/background-worker.test.ts
+ * fails above the quota; test/unit/stream-filters.test.ts shows which records pass.
  */
 import { FEED_PENDING_PREFIX, FEED_SEQUENCED_PREFIX, TRASH_PREFIX } from '#core/store/keys';
 
@@ -11,11 +16,12 @@ type Matcher = string | { prefix: string } | { exists: boolean };
 
 const keys = (pk: string, sk: readonly Matcher[]) => ({ Keys: { PK: { S: [{ prefix: pk }] }, SK: { S: sk } } });
 
+/** The mapping's default quota of filter patterns. */
+export const FILTER_PATTERN_QUOTA = 5;
+
 export const streamFilters: readonly Pattern[] = [
-  // A write's change, to be numbered into its repository's feed.
-  { eventName: ['INSERT'], dynamodb: keys('FEED#', [{ prefix: FEED_PENDING_PREFIX }]) },
-  // A numbered change, to be published.
-  { eventName: ['INSERT'], dynamodb: keys('FEED#', [{ prefix: FEED_SEQUENCED_PREFIX }]) },
+  // A write's change, to be numbered into its repository's feed; a numbered change, to be published.
+  { eventName: ['INSERT'], dynamodb: keys('FEED#', [{ prefix: FEED_PENDING_PREFIX }, { prefix: FEED_SEQUENCED_PREFIX }]) },
   // Background work: started (INSERT) or advanced (MODIFY: a nudge to go on).
   { eventName: ['INSERT', 'MODIFY'], dynamodb: keys('TASK#', ['TASK']) },
   // A trash record DynamoDB's TTL removed: its item is due to be purged.
