@@ -1,0 +1,263 @@
+/**
+ * The agreement guard (fast tier: no database, no service): every route of the route table
+ * (functions/routes.ts) has everything that otherwise only the slow suite notices when someone
+ * forgets it, so a forgotten piece fails in seconds:
+ *
+ * - its handler module under functions/ exists and exports `handler` (a function) and its
+ *   `operation` (with a success status);
+ * - its row in the role matrix (test/e2e/role-matrix.test.ts, `matrix`, keyed by route name);
+ * - its row in the 503 test (test/e2e/unavailable.test.ts, `requests`, keyed by route name), for
+ *   every route that touches the table (that test covers those);
+ * - its row in the completeness check (test/completeness/routes.test.ts: rows made from the
+ *   route table itself, or listed there by `METHOD /path`), and the operation that check reads;
+ * - its bench entry (bench/endpoints.ts, `endpoints`, named `METHOD /path` or `METHOD /path
+ *   (variant)`), for every route that touches the table (the bench measures those);
+ * - its row in docs/api.md's endpoint table (§4), linking to a section that starts with it;
+ * - the DynamoDB actions its code can ask for (test/guard/dynamodb-actions.ts, read from the
+ *   source) are within what IAM grants it, `dynamodbActionsOf(route)`.
+ *
+ * Files are parsed (TypeScript's parser, the Markdown table's rows), not searched for words: a
+ * route name in a comment is no row. Rows for routes that do not exist fail too.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { dynamodbActionsOf, type Route, routes } from '#functions/routes';
+import { loadOperations } from '#lib/openapi/document';
+import { dynamodbActionsReachableFrom, projectRoot } from './dynamodb-actions';
+
+const read = (path: string) => readFileSync(join(projectRoot, path), 'utf8');
+const parseTs = (path: string) => ts.createSourceFile(path, read(path), ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
+const routeKey = (route: Pick<Route, 'method' | 'path'>) => `${route.method} ${route.path}`;
+/** Routes that read or write the table: the 503 test and the bench cover these. */
+const touchesTable = (route: Route) => route.dynamodb.length > 0;
+
+/** Every node below `source` (itself included), depth first. */
+function nodesOf(source: ts.Node): ts.Node[] {
+  const all: ts.Node[] = [];
+  const visit = (node: ts.Node) => {
+    all.push(node);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return all;
+}
+
+/** The initializer of the variable `name` declared in `path` (as written, `as`/`satisfies` removed). */
+function initializerOf(path: string, name: string): ts.Expression {
+  const declaration = nodesOf(parseTs(path)).find(
+    (node): node is ts.VariableDeclaration => ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === name,
+  );
+  if (!declaration?.initializer) throw new Error(`${path}: no variable \`${name}\` with a value (the guard reads its rows there)`);
+  let expression = declaration.initializer;
+  while (ts.isAsExpression(expression) || ts.isSatisfiesExpression(expression) || ts.isParenthesizedExpression(expression)) {
+    expression = expression.expression;
+  }
+  return expression;
+}
+
+/** The keys of the object literal assigned to `name` in `path`. */
+function objectKeysOf(path: string, name: string): string[] {
+  const object = initializerOf(path, name);
+  if (!ts.isObjectLiteralExpression(object)) throw new Error(`${path}: \`${name}\` is not an object literal`);
+  return object.properties.flatMap((property) => {
+    const key = property.name;
+    if (key && (ts.isIdentifier(key) || ts.isStringLiteral(key))) return [key.text];
+    if (ts.isSpreadAssignment(property)) throw new Error(`${path}: \`${name}\` spreads another object; the guard cannot read its rows`);
+    return [];
+  });
+}
+
+/** bench/endpoints.ts: `METHOD /path` of every entry (its variant, in parentheses, dropped). */
+function benchEntries(): string[] {
+  const list = initializerOf('bench/endpoints.ts', 'endpoints');
+  if (!ts.isArrayLiteralExpression(list)) throw new Error('bench/endpoints.ts: `endpoints` is not an array literal');
+  return list.elements.map((element) => {
+    const name = ts.isObjectLiteralExpression(element)
+      ? element.properties.find(
+          (p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && ts.isIdentifier(p.name) && p.name.text === 'name',
+        )
+      : undefined;
+    if (!name || !ts.isStringLiteralLike(name.initializer))
+      throw new Error(`bench/endpoints.ts: an entry without a literal name: ${element.getText().slice(0, 80)}`);
+    const match = /^(GET|POST|PUT|DELETE) (\/\S*)( \(.+\))?$/.exec(name.initializer.text);
+    if (!match)
+      throw new Error(`bench/endpoints.ts: entry name "${name.initializer.text}" is not "METHOD /path" or "METHOD /path (variant)"`);
+    return `${match[1]} ${match[2]}`;
+  });
+}
+
+/**
+ * test/completeness/routes.test.ts: the `METHOD /path` of each row it checks. Its rows are made
+ * from the route table (`it.each(routes.map(…))`): then every route has one; otherwise they are
+ * the `METHOD /path` strings written in its `it.each(…)`.
+ */
+function completenessRows(): { fromRouteTable: boolean; listed: string[] } {
+  const path = 'test/completeness/routes.test.ts';
+  const source = parseTs(path);
+  const importsRoutes = source.statements.some(
+    (s) =>
+      ts.isImportDeclaration(s) &&
+      ts.isStringLiteral(s.moduleSpecifier) &&
+      s.moduleSpecifier.text === '#functions/routes' &&
+      s.importClause?.namedBindings !== undefined &&
+      ts.isNamedImports(s.importClause.namedBindings) &&
+      s.importClause.namedBindings.elements.some((e) => e.name.text === 'routes' && !e.propertyName),
+  );
+  const eachCalls = nodesOf(source).filter(
+    (node): node is ts.CallExpression =>
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      node.expression.name.text === 'each' &&
+      ts.isIdentifier(node.expression.expression) &&
+      ['it', 'test'].includes(node.expression.expression.text),
+  );
+  if (eachCalls.length === 0) throw new Error(`${path}: no it.each(…) rows`);
+  const fromRouteTable =
+    importsRoutes &&
+    eachCalls.some((call) => {
+      const rows = call.arguments[0];
+      return (
+        rows !== undefined &&
+        ts.isCallExpression(rows) &&
+        ts.isPropertyAccessExpression(rows.expression) &&
+        rows.expression.name.text === 'map' &&
+        ts.isIdentifier(rows.expression.expression) &&
+        rows.expression.expression.text === 'routes'
+      );
+    });
+  const listed = eachCalls.flatMap((call) =>
+    nodesOf(call.arguments[0] as ts.Node)
+      .filter(ts.isStringLiteralLike)
+      .map((literal) => literal.text)
+      .filter((text) => /^(GET|POST|PUT|DELETE) \//.test(text)),
+  );
+  return { fromRouteTable, listed };
+}
+
+/** docs/api.md §4's endpoint table: `METHOD /path` → the anchor it links to; and the doc's sections by anchor. */
+function documentedEndpoints(): { rows: Map<string, string>; sections: Map<string, string> } {
+  const doc = read('docs/api.md');
+  const start = doc.indexOf('\n## 4. Endpoints\n');
+  if (start < 0) throw new Error('docs/api.md: no "## 4. Endpoints" section');
+  const table = doc.slice(start).split('\n').slice(2);
+  const rows = new Map<string, string>();
+  for (const line of table) {
+    if (line.startsWith('### ')) break;
+    const row = /^\| \[`(GET|POST|PUT|DELETE) (\/[^`]*)`\]\(#([^)]+)\) \|/.exec(line);
+    if (row) rows.set(`${row[1]} ${row[2]}`, row[3]!);
+  }
+  // GitHub's anchors: lower case, punctuation dropped, spaces to hyphens.
+  const slug = (heading: string) =>
+    heading
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/\s/g, '-');
+  const sections = new Map<string, string>();
+  const parts = doc.split(/^#{2,4} /m).slice(1);
+  for (const part of parts) {
+    const [heading, ...body] = part.split('\n');
+    sections.set(slug(heading!), body.join('\n'));
+  }
+  return { rows, sections };
+}
+
+const operations = await loadOperations();
+const matrixRows = objectKeysOf('test/e2e/role-matrix.test.ts', 'matrix');
+const unavailableRows = objectKeysOf('test/e2e/unavailable.test.ts', 'requests');
+const completeness = completenessRows();
+const bench = benchEntries();
+const docs = documentedEndpoints();
+const names = new Set(routes.map((route) => route.name));
+const keys = new Set(routes.map(routeKey));
+
+describe('the agreement guard: every route has every piece', () => {
+  it.each(routes.map((route) => [route.name, route] as const))('%s', async (_, route) => {
+    const where = `${route.name} (${routeKey(route)})`;
+
+    const file = join(projectRoot, 'functions', `${route.handler}.ts`);
+    expect(existsSync(file), `${where}: functions/${route.handler}.ts, its handler module`).toBe(true);
+    const module = (await import(pathToFileURL(file).href)) as { handler?: unknown; operation?: { success?: { status?: unknown } } };
+    expect.soft(typeof module.handler, `${where}: functions/${route.handler}.ts exports \`handler\``).toBe('function');
+    expect
+      .soft(typeof module.operation?.success?.status, `${where}: functions/${route.handler}.ts exports its \`operation\``)
+      .toBe('number');
+
+    expect.soft(matrixRows, `${where}: its row in test/e2e/role-matrix.test.ts (\`matrix\`)`).toContain(route.name);
+    if (touchesTable(route)) {
+      expect.soft(unavailableRows, `${where}: its row in test/e2e/unavailable.test.ts (\`requests\`)`).toContain(route.name);
+      expect.soft(bench, `${where}: its entry in bench/endpoints.ts (\`endpoints\`)`).toContain(routeKey(route));
+    }
+    if (!completeness.fromRouteTable) {
+      expect.soft(completeness.listed, `${where}: its row in test/completeness/routes.test.ts`).toContain(routeKey(route));
+    }
+    expect
+      .soft(operations.get(route.name)?.success.status, `${where}: the operation test/completeness/routes.test.ts reads`)
+      .toBeTypeOf('number');
+
+    const anchor = docs.rows.get(routeKey(route));
+    expect.soft(anchor, `${where}: its row in docs/api.md's endpoint table (§4)`).toBeDefined();
+    if (anchor !== undefined) {
+      const section = docs.sections.get(anchor);
+      expect.soft(section, `${where}: docs/api.md has the section #${anchor} its row links to`).toBeDefined();
+      const firstLine = section?.split('\n').find((line) => line.trim() !== '') ?? '';
+      expect
+        .soft(firstLine, `${where}: docs/api.md #${anchor} starts with the route`)
+        .toMatch(new RegExp(`^\`${route.method} ${route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`?]`));
+    }
+
+    const { actions } = dynamodbActionsReachableFrom(file);
+    const granted = new Set<string>(dynamodbActionsOf(route));
+    const missing = [...actions]
+      .filter(([action]) => !granted.has(action))
+      .map(([action, at]) => `${action} (${at.slice(0, 3).join(', ')})`);
+    expect.soft(missing, `${where}: DynamoDB actions its code uses that functions/routes.ts does not grant it`).toEqual([]);
+  });
+
+  it('has no row for a route that does not exist', () => {
+    expect(
+      matrixRows.filter((name) => !names.has(name)),
+      'test/e2e/role-matrix.test.ts',
+    ).toEqual([]);
+    // The 503 test may send a route twice; the second, with an Idempotency-Key, is named `<Route>Once`.
+    expect(
+      unavailableRows.filter((name) => !names.has(name.replace(/Once$/, ''))),
+      'test/e2e/unavailable.test.ts',
+    ).toEqual([]);
+    expect(
+      completeness.listed.filter((key) => !keys.has(key)),
+      'test/completeness/routes.test.ts',
+    ).toEqual([]);
+    expect(
+      bench.filter((key) => !keys.has(key)),
+      'bench/endpoints.ts',
+    ).toEqual([]);
+    expect(
+      [...docs.rows.keys()].filter((key) => !keys.has(key)),
+      "docs/api.md's endpoint table",
+    ).toEqual([]);
+  });
+
+  it('reads what it checks: the files parse into rows, and the source analysis sees requests', () => {
+    expect(matrixRows.length).toBeGreaterThanOrEqual(routes.length);
+    expect(unavailableRows.length).toBeGreaterThanOrEqual(routes.filter(touchesTable).length);
+    expect(docs.rows.size).toBe(routes.length);
+    expect(completeness.fromRouteTable || completeness.listed.length >= routes.length).toBe(true);
+    // A route declaring table actions uses some, and one declaring none uses none: an analysis that
+    // stopped following imports would find nothing and pass every route.
+    for (const route of routes) {
+      const found = dynamodbActionsReachableFrom(join(projectRoot, 'functions', `${route.handler}.ts`)).actions;
+      expect(found.size > 0, `${route.name}: actions found in its code`).toBe(touchesTable(route));
+    }
+    // The reads of a single item are BatchGetItem, a list adds Query, a create writes in a transaction.
+    const actionsOf = (name: string) => {
+      const route = routes.find((r) => r.name === name)!;
+      return [...dynamodbActionsReachableFrom(join(projectRoot, 'functions', `${route.handler}.ts`)).actions.keys()].sort();
+    };
+    expect(actionsOf('GetDocument')).toEqual(['dynamodb:BatchGetItem']);
+    expect(actionsOf('ListFolders')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
+    expect(actionsOf('CreateDocument')).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:ConditionCheckItem']));
+  });
+});
