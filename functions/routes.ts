@@ -208,6 +208,17 @@ export const workerFunction = {
   dynamodb: [...WRITE, 'dynamodb:Query', 'dynamodb:BatchWriteItem'] as readonly DynamoDbAction[],
 } as const;
 
+/**
+ * The sweeper: run on a schedule, it finds background work the stream did not finish (the sweep
+ * index, a Query) and drives it with the worker's own code (functions/worker/sweeper.ts), so it
+ * needs what the worker needs.
+ */
+export const sweeperFunction = {
+  name: 'Sweeper',
+  handler: 'worker/sweep',
+  dynamodb: workerFunction.dynamodb,
+} as const;
+
 /** Splits a route path into segments; `{x}` segments match any one non-empty segment. */
 function segments(path: string): string[] {
   return path === '/' ? [] : path.slice(1).split('/');

@@ -5,8 +5,17 @@
  * that order, in transactions that also remove the pending items: each change gets exactly one
  * number, a retried batch skips what it already numbered, and a gap in the numbers can only
  * mean the feed no longer keeps those changes (410 for a cursor before it).
+ *
+ * A stream record can be lost (given up on after the mapping's retries). The pending item is
+ * not: it stays in its partition, and in the sweep index, until it is numbered. So numbering
+ * never trusts the batch alone. It reads the partition's pending items first (one strongly
+ * consistent Query, usually just the batch's own), and numbers any that were written before
+ * the batch and are still waiting (their records were lost) ahead of it; and the sweeper
+ * (./sweeper.ts) numbers, with the same code, the changes of a repository whose stream has
+ * gone quiet (`sweepFeed`). Order among changes numbered without their records is by the time
+ * the write recorded (`at`), and each item's changes always go by version.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { FEED_DAYS } from '#core/limits';
 import type { Change } from '#core/resources';
 import {
@@ -23,19 +32,95 @@ import {
   transactWrite,
   update,
 } from '#core/store/client';
-import { feedSequenceKey, type Key, repositoryKey, sequencedChangeKey } from '#core/store/keys';
+import { FEED_PENDING_PREFIX, feedSequenceKey, type Key, repositoryKey, sequencedChangeKey } from '#core/store/keys';
 
 export interface PendingChange {
   key: Key;
-  /** The pending item as the stream has it: the change, and its keys. */
-  change: Change & Partial<Key>;
+  /** The pending item as the stream has it: the change, its keys, and its place in the sweep index. */
+  change: Change & Partial<Key> & { sweepShard?: string; waitingSince?: string };
 }
 
 /** Changes per transaction: three items each (numbered change, pending removed) plus the counter and a check. */
 const PER_TRANSACTION = 32;
 
-export async function sequenceChanges(repositoryId: string, pending: readonly PendingChange[]): Promise<void> {
+/**
+ * Numbers a run of pending changes the stream delivered for one repository (in stream order,
+ * which is commit order), after any change of the repository still pending from before them.
+ */
+export async function sequenceChanges(repositoryId: string, run: readonly PendingChange[]): Promise<void> {
+  if (run.length === 0) return;
+  const present = await pendingChanges(repositoryId);
+  const inRun = new Set(run.map((p) => p.key.SK));
+  const first = run.reduce((earliest, p) => (p.change.at < earliest ? p.change.at : earliest), run[0]!.change.at);
+  // Written before this run and not numbered: a lost record's change (or one a slow write committed late).
+  const before = byTime(present.filter((p) => !inRun.has(p.key.SK) && p.change.at <= first));
+  // What a retried batch already numbered is no longer there.
+  const stillPending = new Set(present.map((p) => p.key.SK));
+  await numberInOrder(repositoryId, itemsByVersion([...before, ...run.filter((p) => stillPending.has(p.key.SK))]));
+}
+
+/**
+ * The sweeper's part: numbers every change of the repository written at or before `cutoff`
+ * that is still pending (its stream record lost or late), oldest first. Safe beside the worker:
+ * a change numbered by one is skipped by the other.
+ */
+export async function sweepFeed(repositoryId: string, cutoff: string): Promise<number> {
+  const due = byTime((await pendingChanges(repositoryId)).filter((p) => p.change.at <= cutoff));
+  await numberInOrder(repositoryId, itemsByVersion(due));
+  return due.length;
+}
+
+/** Every pending change of a repository's feed, read strongly consistent. */
+async function pendingChanges(repositoryId: string): Promise<PendingChange[]> {
+  const pending: PendingChange[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :pending)',
+        ExpressionAttributeValues: { ':pk': feedSequenceKey(repositoryId).PK, ':pending': FEED_PENDING_PREFIX },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      pending.push({ key: { PK: item.PK as string, SK: item.SK as string }, change: item as unknown as PendingChange['change'] });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return pending;
+}
+
+/** Oldest first by the write's time (`at`); a stable sort keeps ties as they were. */
+const byTime = (changes: readonly PendingChange[]) =>
+  [...changes].sort((a, b) => (a.change.at < b.change.at ? -1 : a.change.at > b.change.at ? 1 : 0));
+
+/**
+ * The same changes, with each item's changes put in version order in the places they hold:
+ * clocks of different writers may disagree by a little, versions never do.
+ */
+export function itemsByVersion(changes: readonly PendingChange[]): PendingChange[] {
+  const places = new Map<string, number[]>();
+  changes.forEach((p, i) => {
+    if (typeof p.change.version !== 'number') return;
+    const item = `${p.change.kind}:${p.change.id}`;
+    places.set(item, [...(places.get(item) ?? []), i]);
+  });
+  const ordered = [...changes];
+  for (const indices of places.values()) {
+    if (indices.length < 2) continue;
+    const byVersion = indices.map((i) => changes[i]!).sort((a, b) => (a.change.version as number) - (b.change.version as number));
+    indices.forEach((place, j) => {
+      ordered[place] = byVersion[j]!;
+    });
+  }
+  return ordered;
+}
+
+async function numberInOrder(repositoryId: string, pending: readonly PendingChange[]): Promise<void> {
   let remaining = [...pending];
+  if (remaining.length === 0) return;
   let seq = await lastSequence(repositoryId);
   while (remaining.length > 0) {
     const chunk = remaining.slice(0, PER_TRANSACTION);
@@ -46,7 +131,7 @@ export async function sequenceChanges(repositoryId: string, pending: readonly Pe
     } catch (error) {
       if (!(error instanceof ConditionFailed)) throw error;
       if (error.failed.has('repository')) return deleteItems(remaining.map((p) => p.key)); // deleted: its feed goes with it
-      // An earlier attempt numbered some of these: keep only what is still pending.
+      // Numbered meanwhile (an earlier attempt, the sweeper, the worker): keep only what is still pending.
       const lookup = await getItems(remaining.map((p) => p.key));
       remaining = remaining.filter((p) => lookup(p.key) !== undefined);
       seq = await lastSequence(repositoryId);
@@ -65,7 +150,7 @@ function numberingSteps(repositoryId: string, chunk: readonly PendingChange[], s
       seq === 0 ? 'attribute_not_exists(#last)' : '#last = :seq',
     ),
   };
-  chunk.forEach(({ key, change: { PK: _pk, SK: _sk, ...change } }, i) => {
+  chunk.forEach(({ key, change: { PK: _pk, SK: _sk, sweepShard: _shard, waitingSince: _since, ...change } }, i) => {
     const number = seq + i + 1;
     const expiresAt = Math.ceil(Date.parse(change.at) / 1000) + FEED_DAYS * 24 * 60 * 60;
     steps[`numbered${i}`] = put(

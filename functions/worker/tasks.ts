@@ -4,11 +4,15 @@
  * task's step counter: a worker killed mid-task, or a retried batch, resumes from the last
  * committed step and never applies one twice. Each kind of task is a step function in
  * ./task-kinds/; a record of a task (its INSERT, or a MODIFY a step made) is a nudge to go on.
+ * The stream's records are one way to be nudged; the sweeper (./sweeper.ts) is the other: every
+ * step moves the task's `waitingSince` on, and a task that has waited too long is run from
+ * there by the sweeper, with this same function.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { now } from '#core/ids';
 import { ConditionFailed, db, remove, type TransactItem, tableName, transactWrite, update } from '#core/store/client';
 import { taskKey } from '#core/store/keys';
-import type { Task, TaskKind } from '#core/store/tasks';
+import { sweepIndex, type Task, type TaskKind } from '#core/store/tasks';
 
 /** What a step does: writes that commit with its progress, and where the task goes on from. */
 export interface StepResult {
@@ -53,12 +57,14 @@ const stepIs = (task: Task) => ({ names: { '#step': 'step' }, values: { ':step':
 
 function advance(task: Task, next: { cursor?: string; phase?: string }): TransactItem {
   const { names, values } = stepIs(task);
-  const sets = ['#step = :next', ...Object.keys(next).map((field) => `#${field} = :${field}`)];
+  // The task has waited since this step: the sweeper leaves it alone while steps keep coming.
+  const fields = { ...next, [sweepIndex.sortKey]: now() };
+  const sets = ['#step = :next', ...Object.keys(fields).map((field) => `#${field} = :${field}`)];
   return update(
     taskKey(task.id),
     `SET ${sets.join(', ')}`,
-    { ...names, ...Object.fromEntries(Object.keys(next).map((field) => [`#${field}`, field])) },
-    { ...values, ':next': task.step + 1, ...Object.fromEntries(Object.entries(next).map(([field, value]) => [`:${field}`, value])) },
+    { ...names, ...Object.fromEntries(Object.keys(fields).map((field) => [`#${field}`, field])) },
+    { ...values, ':next': task.step + 1, ...Object.fromEntries(Object.entries(fields).map(([field, value]) => [`:${field}`, value])) },
     '#step = :step',
   );
 }

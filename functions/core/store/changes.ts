@@ -3,15 +3,23 @@
  * repository's feed partition. The background worker puts pending changes in order, in the
  * order the stream delivers them (one partition key, so commit order), and numbers them
  * (functions/worker/feed.ts). No counter is touched by the write itself, so writes to one
- * repository never contend for one item (docs/data-model.md: The change feed).
+ * repository never contend for one item (docs/data-model.md: The change feed). The pending item
+ * is in the sweep index (./tasks.ts) from its write's time until it is numbered, so a change
+ * whose stream record was lost is still found and numbered (functions/worker/sweeper.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { Change } from '../resources';
 import { itemIsAbsent, put, type TransactItem } from './client';
 import { pendingChangeKey } from './keys';
+import { sweepAttributes } from './tasks';
 
 export const CHANGE_STEP = 'change';
 
 /** The transaction step that records `change` in its repository's feed. */
-export const recordChange = (repositoryId: string, change: Change): TransactItem =>
-  put({ ...pendingChangeKey(repositoryId, randomUUID()), ...change, repositoryId }, itemIsAbsent);
+export const recordChange = (repositoryId: string, change: Change): TransactItem => {
+  const changeId = randomUUID();
+  return put(
+    { ...pendingChangeKey(repositoryId, changeId), ...change, repositoryId, ...sweepAttributes(changeId, change.at) },
+    itemIsAbsent,
+  );
+};

@@ -1,0 +1,21 @@
+/**
+ * The sweeper's Lambda handler, invoked by an EventBridge schedule (lib/stack/background-worker.ts):
+ * one sweep (./sweeper.ts). It fails, after doing everything it could, when some work failed, so
+ * the function's Errors metric shows it; the next scheduled sweep tries that work again.
+ *
+ * Invoked by hand with `{"graceSeconds": 0}` it takes every waiting task and change at once,
+ * whatever their age (docs/operations.md: after an outage). The schedule's event has no such
+ * field: the grace is then `sweeping.graceSeconds`.
+ */
+import { logger } from '#core/logger';
+import { type SweepReport, sweep } from './sweeper';
+
+export const handler = async (event: { graceSeconds?: unknown } | undefined): Promise<SweepReport> => {
+  const grace = event?.graceSeconds;
+  const report = await sweep(typeof grace === 'number' && Number.isFinite(grace) && grace >= 0 ? { graceSeconds: grace } : {});
+  const found = report.tasks + report.changes + report.failed + report.left > 0;
+  // Work found here is work the stream did not finish: worth a line whenever there is some.
+  if (found) logger.warn('sweep: took over background work the stream did not finish', { ...report });
+  if (report.failed > 0) throw new Error(`sweep: ${report.failed} task(s) or feed(s) failed; the next sweep tries them again`);
+  return report;
+};
