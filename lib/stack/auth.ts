@@ -44,6 +44,9 @@ export class ApiAuth extends Construct {
       // A public client (CLI, browser): no secret; USER_PASSWORD_AUTH for the README's CLI login.
       generateSecret: false,
       authFlows: { userSrp: true, userPassword: true },
+      // No hosted UI / OAuth: without this CDK turns on the implicit and authorization-code
+      // flows with a https://example.com callback. Tokens come from InitiateAuth (README).
+      disableOAuth: true,
       preventUserExistenceErrors: true,
     });
 

@@ -1,60 +1,135 @@
 /**
- * Deployment settings, read from CDK context (`-c key=value` or cdk.json) in one place.
- * Everything has a safe default: no CORS origins, data retained, Cognito made by the stack.
+ * Deployment settings: one committed entry per environment in cdk.json (`context.environments`),
+ * chosen with `-c env=<name>`. Synth refuses to run without a choice, with an unknown one, with
+ * an entry that misses a setting or has one it does not know, and with the old per-setting
+ * `-c` flags: so a deploy can never switch identity, CORS or throttling by leaving a flag out.
  */
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { Node } from 'constructs';
 
 export interface DeploymentConfig {
-  /** An external OIDC issuer (`jwtIssuer`) and its audiences (`jwtAudience`, comma-separated). */
+  /** The environment's name (its key in `environments`). */
+  readonly environment: string;
+  /** The CloudFormation stack name (`stackName`). */
+  readonly stackName: string;
+  /** Where the stack must go (`account`, `region`); unset: wherever the deploying credentials point. */
+  readonly account?: string;
+  readonly region?: string;
+  /** An external OIDC issuer (`jwtIssuer`) and its audiences (`jwtAudience`); unset: a Cognito user pool made by the stack. */
   readonly jwt?: { readonly issuer: string; readonly audience: readonly string[] };
-  /** Browser origins allowed by CORS (`corsOrigins`, comma-separated); none by default. */
+  /** Browser origins allowed by CORS (`corsOrigins`); `[]` for none. */
   readonly corsOrigins: readonly string[];
-  /** `destroyable=true`: a throwaway stack whose table is deleted with it. */
+  /** `destroyable: true`: a throwaway stack whose table and logs are deleted with it. */
   readonly destroyable: boolean;
-  /** Stage-wide throttling: steady requests per second and burst (`throttleRate`, `throttleBurst`). */
+  /** Throttling of each route (HTTP API default route settings): steady requests per second and burst (`throttleRate`, `throttleBurst`). */
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /** Days to keep function and access logs (`logRetentionDays`). */
   readonly logRetentionDays: number;
 }
 
-const list = (value: unknown): string[] =>
-  typeof value === 'string'
-    ? value
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean)
-    : [];
+/** The settings an environment entry must give. */
+const REQUIRED = ['stackName', 'corsOrigins', 'throttleRate', 'throttleBurst', 'logRetentionDays', 'destroyable'] as const;
+/** The settings it may give. */
+const OPTIONAL = ['jwtIssuer', 'jwtAudience', 'account', 'region'] as const;
+/** Settings that used to be separate `-c` flags: now only in an environment entry. */
+const MOVED = ['jwtIssuer', 'jwtAudience', 'corsOrigins', 'throttleRate', 'throttleBurst', 'logRetentionDays', 'destroyable', 'stackName'];
 
-function positiveInteger(node: Node, key: string, fallback: number): number {
-  const raw = node.tryGetContext(key);
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`Context ${key} must be a positive integer, got ${raw}`);
-  return value;
-}
-
-export function readConfig(node: Node): DeploymentConfig {
-  const issuer = node.tryGetContext('jwtIssuer') as string | undefined;
-  const audience = list(node.tryGetContext('jwtAudience'));
-  if (Boolean(issuer) !== audience.length > 0) {
-    throw new Error('Give both jwtIssuer and jwtAudience, or neither (the stack then makes a Cognito user pool).');
-  }
-  if (issuer && !issuer.startsWith('https://')) throw new Error(`jwtIssuer must be an https URL, got ${issuer}`);
-  return {
-    ...(issuer ? { jwt: { issuer, audience } } : {}),
-    corsOrigins: list(node.tryGetContext('corsOrigins')),
-    destroyable: String(node.tryGetContext('destroyable')) === 'true',
-    throttle: {
-      rateLimit: positiveInteger(node, 'throttleRate', 100),
-      burstLimit: positiveInteger(node, 'throttleBurst', 200),
-    },
-    logRetentionDays: positiveInteger(node, 'logRetentionDays', 30),
-  };
-}
+const WHERE = 'cdk.json, context.environments';
 
 /** CloudWatch Logs accepts only these retention periods (days). */
 const RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The chosen environment's settings. `context` reads CDK context (`(key) => app.node.tryGetContext(key)`).
+ * Throws, naming the environments there are, when none is chosen or the choice is not one of them.
+ */
+export function readConfig(context: (key: string) => unknown): DeploymentConfig {
+  const environments = context('environments');
+  if (!isRecord(environments) || Object.keys(environments).length === 0) {
+    throw new Error(`No environments are configured (${WHERE}): add one entry per environment.`);
+  }
+  const names = Object.keys(environments).join(', ');
+  for (const key of MOVED) {
+    if (context(key) !== undefined) {
+      throw new Error(`-c ${key} is no longer read: set "${key}" in the environment's entry (${WHERE}) and choose it with -c env=<name>.`);
+    }
+  }
+  const name = context('env');
+  if (name === undefined || name === '') {
+    throw new Error(`Choose the environment to synthesize or deploy: -c env=<name>, one of: ${names} (${WHERE}).`);
+  }
+  if (typeof name !== 'string' || !Object.hasOwn(environments, name)) {
+    throw new Error(`Unknown environment ${JSON.stringify(name)}: -c env must be one of: ${names} (${WHERE}).`);
+  }
+  return parseEnvironment(name, environments[name]);
+}
+
+function parseEnvironment(name: string, entry: unknown): DeploymentConfig {
+  const at = `environments.${name}`;
+  if (!isRecord(entry)) throw new Error(`${at} must be an object of settings (${WHERE}).`);
+  const unknown = Object.keys(entry).filter(
+    (key) => !(REQUIRED as readonly string[]).includes(key) && !(OPTIONAL as readonly string[]).includes(key),
+  );
+  if (unknown.length > 0) {
+    throw new Error(`${at} has unknown settings: ${unknown.join(', ')} (known: ${[...REQUIRED, ...OPTIONAL].join(', ')}).`);
+  }
+  const missing = REQUIRED.filter((key) => entry[key] === undefined);
+  if (missing.length > 0) throw new Error(`${at} must set ${missing.join(', ')}: nothing about a deployment is left to a default.`);
+
+  const fail = (key: string, what: string): never => {
+    throw new Error(`${at}.${key} must be ${what}, got ${JSON.stringify(entry[key])}.`);
+  };
+  const positiveInteger = (key: string): number => {
+    const value = entry[key];
+    return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : fail(key, 'a positive integer');
+  };
+  const strings = (key: string, pattern: RegExp, what: string): string[] => {
+    const value = entry[key];
+    return Array.isArray(value) && value.every((v) => typeof v === 'string' && pattern.test(v)) ? (value as string[]) : fail(key, what);
+  };
+
+  const stackName = entry.stackName;
+  if (typeof stackName !== 'string' || !/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {
+    fail('stackName', 'a CloudFormation stack name (a letter, then letters, digits and hyphens)');
+  }
+  if (typeof entry.destroyable !== 'boolean') fail('destroyable', 'true or false');
+  const logRetentionDays = positiveInteger('logRetentionDays');
+  if (!RETENTION_DAYS.includes(logRetentionDays)) fail('logRetentionDays', `one of ${RETENTION_DAYS.join(', ')}`);
+  // A browser's Origin header has no path and no trailing slash: `https://app.example.com`.
+  const corsOrigins = strings(
+    'corsOrigins',
+    /^https?:\/\/[^/\s]+$/,
+    'a list of origins like "https://app.example.com" (no path, no trailing slash), [] for none',
+  );
+
+  const issuer = entry.jwtIssuer;
+  const hasAudience = entry.jwtAudience !== undefined;
+  if ((issuer === undefined) !== !hasAudience) {
+    throw new Error(`${at}: give both jwtIssuer and jwtAudience, or neither (the stack then makes a Cognito user pool).`);
+  }
+  if (issuer !== undefined && (typeof issuer !== 'string' || !/^https:\/\/\S+$/.test(issuer))) fail('jwtIssuer', 'an https URL');
+  const audience = hasAudience ? strings('jwtAudience', /^\S+$/, 'a non-empty list of audiences') : [];
+  if (hasAudience && audience.length === 0) fail('jwtAudience', 'a non-empty list of audiences');
+
+  if (entry.account !== undefined && (typeof entry.account !== 'string' || !/^\d{12}$/.test(entry.account)))
+    fail('account', 'a 12-digit AWS account id');
+  if (entry.region !== undefined && (typeof entry.region !== 'string' || !/^[a-z]{2}(-[a-z]+)+-\d$/.test(entry.region))) {
+    fail('region', 'an AWS region like "eu-west-1"');
+  }
+
+  return {
+    environment: name,
+    stackName: stackName as string,
+    ...(entry.account !== undefined ? { account: entry.account as string } : {}),
+    ...(entry.region !== undefined ? { region: entry.region as string } : {}),
+    ...(issuer !== undefined ? { jwt: { issuer: issuer as string, audience } } : {}),
+    corsOrigins,
+    destroyable: entry.destroyable as boolean,
+    throttle: { rateLimit: positiveInteger('throttleRate'), burstLimit: positiveInteger('throttleBurst') },
+    logRetentionDays,
+  };
+}
 
 export function retentionDays(days: number): RetentionDays {
   if (!RETENTION_DAYS.includes(days)) throw new Error(`logRetentionDays must be one of ${RETENTION_DAYS.join(', ')}, got ${days}`);

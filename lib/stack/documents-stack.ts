@@ -27,8 +27,10 @@ export class DocumentsStack extends Stack {
   constructor(scope: Construct, id: string, props: DocumentsStackProps) {
     super(scope, id, props);
     const { config } = props;
-    // Data outlives the stack unless the deployment says it is a throwaway one.
-    const removalPolicy = config.destroyable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    // Data outlives the stack unless the environment is a throwaway one. Retained only once it
+    // exists: a first deploy that fails and rolls back deletes what it made (CloudFormation's
+    // RetainExceptOnCreate), so failed attempts leave nothing behind to clean up by hand.
+    const removalPolicy = config.destroyable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
     const logRetention = retentionDays(config.logRetentionDays);
 
     const table = new Table(this, 'Table', {
@@ -42,8 +44,9 @@ export class DocumentsStack extends Stack {
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
     });
 
-    // Signs list paging tokens (functions/core/paging.ts). Generated at deploy time, never
-    // in the template or the repository.
+    // Signs list paging tokens (functions/core/paging.ts). Generated at deploy time, never in
+    // the template, the repository or a function's configuration: the functions that page are
+    // given its ARN, may read it, and read it at run time (cached).
     const pagingSecret = new Secret(this, 'PagingTokenSecret', {
       description: 'HMAC key for list paging tokens of the documents API',
       generateSecretString: { passwordLength: 48, excludePunctuation: true },
@@ -55,18 +58,19 @@ export class DocumentsStack extends Stack {
         'The key only signs short-lived list positions; rotating it would invalidate every outstanding nextToken, and a forged token can only start a page inside a list the caller may already read.',
     });
 
-    const functionFor = (route: RouteFunctionRoute) =>
-      new RouteFunction(this, route.name, {
+    const functionFor = (route: RouteFunctionRoute) => {
+      // Only the routes that page (declared in the route table) may read the key.
+      const pages = 'pages' in route && route.pages === true;
+      const fn = new RouteFunction(this, route.name, {
         route,
         table,
         logRetention,
         removalPolicy,
-        environment: {
-          LOG_LEVEL: 'INFO',
-          // Only the routes that page get the key.
-          ...('pages' in route && route.pages ? { PAGING_TOKEN_SECRET: pagingSecret.secretValue.unsafeUnwrap() } : {}),
-        },
+        environment: { LOG_LEVEL: 'INFO', ...(pages ? { PAGING_TOKEN_SECRET_ARN: pagingSecret.secretArn } : {}) },
       }).function;
+      if (pages) pagingSecret.grantRead(fn);
+      return fn;
+    };
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy });
     const auth = new ApiAuth(this, 'Auth', { ...(config.jwt ? { jwt: config.jwt } : {}), removalPolicy });
@@ -98,6 +102,7 @@ export class DocumentsStack extends Stack {
     api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
+      // The stage's default route settings: HTTP API applies these limits to each route separately.
       throttle: config.throttle,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
@@ -113,6 +118,8 @@ export class DocumentsStack extends Stack {
             latencyMs: '$context.responseLatency',
             integrationLatencyMs: '$context.integrationLatency',
             error: '$context.error.message',
+            // Why API Gateway could not get an answer from the function (a 500 or 502 of its own).
+            integrationError: '$context.integrationErrorMessage',
             authorizerError: '$context.authorizer.error',
           }),
         ),

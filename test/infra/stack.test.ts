@@ -1,8 +1,9 @@
 /**
  * The synthesized CloudFormation template, checked against the route table: one function per
  * route, each route bound to its own function and to the JWT authorizer, least-privilege IAM,
- * the table's settings, stage throttling, logs and CORS. Bundling is skipped here (the
- * template is the subject); test/infra/bundles.test.ts and synth.test.ts cover the code.
+ * the table's settings, stage throttling, logs and CORS, and the environments of cdk.json that
+ * synth requires. Bundling is skipped here (the template is the subject);
+ * test/infra/bundles.test.ts and synth.test.ts cover the code.
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
@@ -13,11 +14,27 @@ import { buildApp, projectContext } from '#lib/stack/app';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, unknown>; DeletionPolicy?: string };
 
-function synth(context: Record<string, unknown> = {}): Template {
-  const { stack } = buildApp({
-    context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-asset-metadata': true, ...context },
-  });
-  return Template.fromStack(stack);
+/** The environment the tests deploy (`-c env=test`); a test changes the settings it examines. */
+const testEnvironment = {
+  stackName: 'DocumentsService',
+  corsOrigins: [],
+  throttleRate: 100,
+  throttleBurst: 200,
+  logRetentionDays: 30,
+  destroyable: false,
+};
+const contextFor = (settings: Record<string, unknown> = {}, context: Record<string, unknown> = {}) => ({
+  ...projectContext(),
+  'aws:cdk:bundling-stacks': [],
+  'aws:cdk:enable-asset-metadata': true,
+  env: 'test',
+  environments: { test: { ...testEnvironment, ...settings } },
+  ...context,
+});
+
+/** The template for the test environment with `settings` changed (and other context, if given). */
+function synth(settings: Record<string, unknown> = {}, context: Record<string, unknown> = {}): Template {
+  return Template.fromStack(buildApp({ context: contextFor(settings, context) }).stack);
 }
 
 const template = synth();
@@ -65,8 +82,32 @@ describe('functions', () => {
     for (const route of [...routes, fallbackRoute]) {
       const variables = resources('AWS::Lambda::Function')[functionIdOf(route.name)]!.Properties.Environment?.Variables ?? {};
       expect('TABLE_NAME' in variables, route.name).toBe(dynamodbActionsOf(route).length > 0);
-      expect('PAGING_TOKEN_SECRET' in variables, route.name).toBe('pages' in route && route.pages === true);
+      expect('PAGING_TOKEN_SECRET_ARN' in variables, route.name).toBe('pages' in route && route.pages === true);
     }
+  });
+
+  it('hands the routes that page the paging secret’s ARN and the right to read it, never its value; nothing else may read it', () => {
+    const secretId = logicalIdOf('AWS::SecretsManager::Secret', 'PagingTokenSecret');
+    expect(routes.filter((r) => r.pages).length).toBeGreaterThan(0);
+    for (const route of [...routes, fallbackRoute, workerFunction]) {
+      const pages = 'pages' in route && route.pages === true;
+      const variables = functionOf(functionIdOf(route.name)).Environment?.Variables ?? {};
+      expect(variables.PAGING_TOKEN_SECRET, route.name).toBeUndefined();
+      // The worker's role is inside its construct (WorkerFunctionRole…).
+      const roleOf = route === workerFunction ? 'WorkerFunction' : route.name;
+      const reads = policyStatementsOf(roleOf).filter((s) => JSON.stringify(s.Action).includes('secretsmanager:'));
+      if (pages) {
+        expect(variables.PAGING_TOKEN_SECRET_ARN, route.name).toEqual({ Ref: secretId });
+        expect(reads, route.name).toEqual([
+          { Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'], Effect: 'Allow', Resource: { Ref: secretId } },
+        ]);
+      } else {
+        expect(variables.PAGING_TOKEN_SECRET_ARN, route.name).toBeUndefined();
+        expect(reads, route.name).toEqual([]);
+      }
+    }
+    // No dynamic reference resolves the secret's value into the template anywhere.
+    expect(JSON.stringify(template.toJSON())).not.toContain('resolve:secretsmanager');
   });
 
   it('gives every function its own log group with a retention', () => {
@@ -153,10 +194,10 @@ describe('routes', () => {
 });
 
 describe('table', () => {
-  it('is the single table of lib/table.ts: on demand, point-in-time recovery, protected and retained', () => {
+  it('is the single table of lib/table.ts: on demand, point-in-time recovery, protected and retained once made', () => {
     template.resourceCountIs('AWS::DynamoDB::Table', 1);
     template.hasResource('AWS::DynamoDB::Table', {
-      DeletionPolicy: 'Retain',
+      DeletionPolicy: 'RetainExceptOnCreate',
       UpdateReplacePolicy: 'Retain',
       Properties: {
         KeySchema: [
@@ -174,11 +215,30 @@ describe('table', () => {
   });
 
   it('can be made destroyable for a throwaway stack', () => {
-    const throwaway = synth({ destroyable: 'true' });
+    const throwaway = synth({ destroyable: true });
     throwaway.hasResource('AWS::DynamoDB::Table', {
       DeletionPolicy: 'Delete',
       Properties: { DeletionProtectionEnabled: false, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } },
     });
+    const policies = Object.values(throwaway.toJSON().Resources as Record<string, Resource>).map((r) => r.DeletionPolicy);
+    expect(policies).not.toContain('Retain');
+    expect(policies).not.toContain('RetainExceptOnCreate');
+  });
+});
+
+describe('retained resources', () => {
+  it('are retained only once made: a failed first deploy deletes what it made (RetainExceptOnCreate), never plain Retain', () => {
+    const retained = Object.entries(template.toJSON().Resources as Record<string, Resource>).filter(
+      ([, r]) => r.DeletionPolicy && r.DeletionPolicy !== 'Delete',
+    );
+    // The table, the paging secret, the user pool and the log groups at least.
+    for (const type of ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Cognito::UserPool', 'AWS::Logs::LogGroup']) {
+      expect(
+        retained.some(([, r]) => r.Type === type),
+        type,
+      ).toBe(true);
+    }
+    for (const [id, resource] of retained) expect(resource.DeletionPolicy, id).toBe('RetainExceptOnCreate');
   });
 });
 
@@ -245,12 +305,14 @@ describe('API stage', () => {
     });
     const format = JSON.parse(stage.AccessLogSettings.Format);
     expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status', routeKey: '$context.routeKey' });
+    // Why API Gateway got no answer from a function (its own 500/502): otherwise only in the function's logs, if there.
+    expect(format).toMatchObject({ integrationError: '$context.integrationErrorMessage', error: '$context.error.message' });
     const logGroupId = stage.AccessLogSettings.DestinationArn['Fn::GetAtt'][0];
     expect(resources('AWS::Logs::LogGroup')[logGroupId]!.Properties.RetentionInDays).toBe(30);
   });
 
-  it('takes throttling from context', () => {
-    const custom = synth({ throttleRate: '5', throttleBurst: '10' });
+  it('takes throttling (per route) from the environment', () => {
+    const custom = synth({ throttleRate: 5, throttleBurst: 10 });
     custom.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 },
     });
@@ -258,7 +320,7 @@ describe('API stage', () => {
 
   it('allows no CORS origin by default, and exactly the configured ones otherwise', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.absent() });
-    const withCors = synth({ corsOrigins: 'https://app.example.com, https://admin.example.com' });
+    const withCors = synth({ corsOrigins: ['https://app.example.com', 'https://admin.example.com'] });
     withCors.hasResourceProperties('AWS::ApiGatewayV2::Api', {
       CorsConfiguration: Match.objectLike({
         AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
@@ -294,8 +356,20 @@ describe('identity', () => {
     ]);
   });
 
-  it('uses an external OIDC issuer and audience from context, with no user pool', () => {
-    const external = synth({ jwtIssuer: 'https://issuer.example.com/', jwtAudience: 'documents-api,other' });
+  it('makes the app client without OAuth: no implicit or code flow, no callback URL', () => {
+    const clients = Object.values(resources('AWS::Cognito::UserPoolClient'));
+    expect(clients).toHaveLength(1);
+    expect(clients[0]!.Properties).toMatchObject({
+      AllowedOAuthFlowsUserPoolClient: false,
+      ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+    });
+    for (const key of ['AllowedOAuthFlows', 'AllowedOAuthScopes', 'CallbackURLs', 'LogoutURLs', 'DefaultRedirectURI']) {
+      expect(clients[0]!.Properties[key], key).toBeUndefined();
+    }
+  });
+
+  it('uses an external OIDC issuer and audience from the environment, with no user pool', () => {
+    const external = synth({ jwtIssuer: 'https://issuer.example.com/', jwtAudience: ['documents-api', 'other'] });
     external.resourceCountIs('AWS::Cognito::UserPool', 0);
     external.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       JwtConfiguration: { Issuer: 'https://issuer.example.com/', Audience: ['documents-api', 'other'] },
@@ -305,6 +379,66 @@ describe('identity', () => {
 
   it('refuses half an issuer configuration', () => {
     expect(() => synth({ jwtIssuer: 'https://issuer.example.com/' })).toThrow(/jwtAudience/);
-    expect(() => synth({ jwtIssuer: 'http://insecure.example.com/', jwtAudience: 'a' })).toThrow(/https/);
+    expect(() => synth({ jwtAudience: ['documents-api'] })).toThrow(/jwtIssuer and jwtAudience/);
+    expect(() => synth({ jwtIssuer: 'http://insecure.example.com/', jwtAudience: ['a'] })).toThrow(/https/);
+  });
+});
+
+describe('environments (cdk.json, chosen with -c env=<name>)', () => {
+  const committed = projectContext().environments as Record<string, Record<string, unknown>>;
+
+  it('synthesizes each committed environment as its entry says', () => {
+    expect(Object.keys(committed).length).toBeGreaterThan(0);
+    for (const [name, entry] of Object.entries(committed)) {
+      const { stack } = buildApp({ context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], env: name } });
+      expect(stack.stackName, name).toBe(entry.stackName);
+      const chosen = Template.fromStack(stack);
+      chosen.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+        DefaultRouteSettings: { ThrottlingRateLimit: entry.throttleRate, ThrottlingBurstLimit: entry.throttleBurst },
+      });
+      chosen.resourceCountIs('AWS::Cognito::UserPool', entry.jwtIssuer ? 0 : 1);
+      chosen.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: entry.destroyable ? 'Delete' : 'RetainExceptOnCreate' });
+    }
+  });
+
+  it('refuses to synthesize without a chosen environment, or with one that is not there', () => {
+    const names = Object.keys(committed).join(', ');
+    const without = { ...projectContext(), 'aws:cdk:bundling-stacks': [] };
+    expect(() => buildApp({ context: without })).toThrow(`Choose the environment to synthesize or deploy: -c env=<name>, one of: ${names}`);
+    expect(() => buildApp({ context: { ...without, env: 'staging' } })).toThrow(
+      `Unknown environment "staging": -c env must be one of: ${names}`,
+    );
+    expect(() => buildApp({ context: { ...without, env: 'test', environments: {} } })).toThrow(/No environments are configured/);
+  });
+
+  it('refuses the old -c flags, so no setting can come from the command line', () => {
+    for (const [key, value] of Object.entries({
+      jwtIssuer: 'https://issuer.example.com/',
+      corsOrigins: 'https://app.example.com',
+      throttleRate: '5',
+      stackName: 'Other',
+      destroyable: 'true',
+    })) {
+      expect(() => synth({}, { [key]: value }), key).toThrow(`-c ${key} is no longer read`);
+    }
+  });
+
+  it('refuses an entry that leaves a setting out, misspells one or gives a wrong value', () => {
+    const { throttleRate: _, ...withoutRate } = testEnvironment;
+    expect(() => buildApp({ context: contextFor({}, { environments: { test: withoutRate } }) })).toThrow(
+      /environments\.test must set throttleRate/,
+    );
+    expect(() => synth({ corsOrigin: ['https://app.example.com'] })).toThrow(/environments\.test has unknown settings: corsOrigin/);
+    expect(() => synth({ corsOrigins: ['https://app.example.com/'] })).toThrow(/corsOrigins must be a list of origins/);
+    expect(() => synth({ throttleRate: '5' })).toThrow(/throttleRate must be a positive integer/);
+    expect(() => synth({ destroyable: 'false' })).toThrow(/destroyable must be true or false/);
+    expect(() => synth({ logRetentionDays: 31 })).toThrow(/logRetentionDays must be one of/);
+    expect(() => synth({ stackName: 'documents service' })).toThrow(/stackName must be a CloudFormation stack name/);
+  });
+
+  it('deploys to the account and region the entry names, when it names them', () => {
+    const { stack } = buildApp({ context: contextFor({ account: '123456789012', region: 'eu-west-1' }) });
+    expect([stack.account, stack.region]).toEqual(['123456789012', 'eu-west-1']);
+    expect(() => synth({ account: '1234' })).toThrow(/account must be a 12-digit AWS account id/);
   });
 });

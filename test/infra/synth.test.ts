@@ -1,7 +1,8 @@
 /**
- * `npx cdk synth` as a person runs it: the real CLI, offline (telemetry off, no notices, any
- * network use sent to a dead proxy), bundling every function with the local esbuild. Then
- * cdk-nag: the clean app passes, and an unacknowledged finding fails the synth.
+ * `npx cdk synth -c env=dev` as a person runs it: the real CLI, offline (telemetry off, no
+ * notices, any network use sent to a dead proxy), bundling every function with the local
+ * esbuild; without `-c env` it refuses. Then cdk-nag: every committed environment passes, and
+ * an unacknowledged finding fails the synth.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -12,15 +13,18 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, workerFunction } from '#functions/routes';
 import { bundleHandler, projectRoot } from '#lib/bundling';
-import { buildApp, defaultStackName, projectContext } from '#lib/stack/app';
+import { buildApp, projectContext } from '#lib/stack/app';
 
 const run = promisify(execFile);
 const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
 let synthOutput = '';
+/** The environment synthesized, as the README's first command does. */
+const ENVIRONMENT = 'dev';
+const environments = projectContext().environments as Record<string, { stackName: string }>;
 
-beforeAll(async () => {
-  const cdk = join(projectRoot, 'node_modules', '.bin', 'cdk');
-  const result = await run(cdk, ['synth', '--no-notices', '--quiet', '--output', outdir], {
+/** The real CLI, offline. */
+const cdk = (args: string[]) =>
+  run(join(projectRoot, 'node_modules', '.bin', 'cdk'), ['synth', '--no-notices', '--quiet', '--output', outdir, ...args], {
     cwd: projectRoot,
     env: {
       ...process.env,
@@ -32,17 +36,22 @@ beforeAll(async () => {
     },
     maxBuffer: 16 * 1024 * 1024,
   });
+
+beforeAll(async () => {
+  const result = await cdk(['-c', `env=${ENVIRONMENT}`]);
   synthOutput = result.stdout + result.stderr;
-}, 180_000);
+}, 420_000);
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> };
 const template = () =>
-  JSON.parse(readFileSync(join(outdir, `${defaultStackName}.template.json`), 'utf8')) as { Resources: Record<string, Resource> };
+  JSON.parse(readFileSync(join(outdir, `${environments[ENVIRONMENT]!.stackName}.template.json`), 'utf8')) as {
+    Resources: Record<string, Resource>;
+  };
 const functions = () => Object.entries(template().Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
 
-describe('npx cdk synth', () => {
+describe('npx cdk synth -c env=dev', () => {
   it('writes the template with no cdk-nag finding left', () => {
     expect(synthOutput).not.toMatch(/AwsSolutions-/);
     // Every route, the $default fallback and the background worker.
@@ -71,7 +80,16 @@ describe('npx cdk synth', () => {
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
-  });
+  }, 300_000);
+
+  it('refuses to run without -c env, naming the environments there are', async () => {
+    const failed = await cdk([]).then(
+      () => undefined,
+      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    );
+    expect(failed, 'cdk synth without -c env succeeded').toBeDefined();
+    expect(failed).toContain(`-c env=<name>, one of: ${Object.keys(environments).join(', ')}`);
+  }, 120_000);
 
   it('copies the files a route reads at run time beside its bundle', () => {
     for (const route of routes.filter((r) => r.files?.length)) {
@@ -86,7 +104,7 @@ describe('npx cdk synth', () => {
 describe('cdk-nag', () => {
   it('fails the synth on a finding nobody acknowledged', () => {
     const { app, stack } = buildApp({
-      context: { ...projectContext(), 'aws:cdk:bundling-stacks': [] },
+      context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], env: ENVIRONMENT },
       outdir: mkdtempSync(join(tmpdir(), 'cdk-nag-')),
     });
     // A table without point-in-time recovery: AwsSolutions-DDB3.
@@ -95,13 +113,15 @@ describe('cdk-nag', () => {
     const report = readFileSync(join(app.outdir, 'validation-report.json'), 'utf8');
     expect(report).toContain('AwsSolutions-DDB3');
     expect(report).toContain('Unprotected');
-  });
+  }, 120_000);
 
-  it('passes the app as defined', () => {
-    const { app } = buildApp({
-      context: { ...projectContext(), 'aws:cdk:bundling-stacks': [] },
-      outdir: mkdtempSync(join(tmpdir(), 'cdk-nag-')),
-    });
-    expect(() => app.synth()).not.toThrow();
-  });
+  it('passes the app as defined, in every committed environment', () => {
+    for (const env of Object.keys(environments)) {
+      const { app } = buildApp({
+        context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], env },
+        outdir: mkdtempSync(join(tmpdir(), 'cdk-nag-')),
+      });
+      expect(() => app.synth(), env).not.toThrow();
+    }
+  }, 240_000);
 });
