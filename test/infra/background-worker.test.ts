@@ -1,0 +1,157 @@
+/**
+ * The background worker and the sweeper in the synthesized template (lib/stack/background-worker.ts):
+ * the stream mapping's retry budget and maximum record age (functions/worker/delivery.ts, the
+ * numbers the local feeder spends too), bisecting, the on-failure queue, the filter quota, the
+ * alarms (failed records, iterator age, failing sweeps), reserved concurrency, the schedule that
+ * runs the sweeper, the sweeper's IAM (exactly its declared actions, Query also on its index) and
+ * the sweep index on the table. Synthesizing runs cdk-nag: an unacknowledged finding throws.
+ */
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { sweepIndex } from '#core/store/tasks';
+import { dynamodbActionsOf, sweeperFunction, workerFunction } from '#functions/routes';
+import { reservedConcurrency, streamDelivery, sweeping } from '#functions/worker/delivery';
+import { FILTER_PATTERN_QUOTA, streamFilters } from '#functions/worker/filters';
+import { buildApp, projectContext } from '#lib/stack/app';
+import { ITERATOR_AGE_ALARM_MS } from '#lib/stack/background-worker';
+
+type Resource = { Type: string; Properties: Record<string, any> };
+// The committed production environment of cdk.json; bundling skipped (the template is the subject).
+const { stack } = buildApp({ context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], env: 'prod' } });
+const template = Template.fromStack(stack);
+const resources = (type: string) => template.findResources(type) as Record<string, Resource>;
+const idOf = (type: string, prefix: string): string => {
+  const ids = Object.keys(resources(type)).filter((id) => id.startsWith(prefix));
+  expect(ids, `${type} ${prefix}`).toHaveLength(1);
+  return ids[0]!;
+};
+const workerId = () => idOf('AWS::Lambda::Function', 'WorkerFunction');
+const sweeperId = () => idOf('AWS::Lambda::Function', 'WorkerSweeper');
+const tableId = () => idOf('AWS::DynamoDB::Table', 'Table');
+const mapping = () => Object.values(resources('AWS::Lambda::EventSourceMapping'))[0]!.Properties;
+const statementsOf = (rolePrefix: string) => {
+  const roleId = idOf('AWS::IAM::Role', rolePrefix);
+  return Object.values(resources('AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+};
+const alarmOn = (metricName: string) => {
+  const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).filter((a) => a.Properties.MetricName === metricName);
+  expect(alarms, metricName).toHaveLength(1);
+  return alarms[0]!.Properties;
+};
+
+describe('the stream mapping', () => {
+  it('retries a failing batch from its first failed record, bisecting, within the budget of functions/worker/delivery.ts', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    expect(mapping()).toMatchObject({
+      FunctionName: { Ref: workerId() },
+      EventSourceArn: { 'Fn::GetAtt': [tableId(), 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: streamDelivery.batchSize,
+      ParallelizationFactor: streamDelivery.parallelizationFactor,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      MaximumRetryAttempts: streamDelivery.retryAttempts,
+      MaximumRecordAgeInSeconds: streamDelivery.maxRecordAgeSeconds,
+    });
+    // A finite budget, and an age inside Lambda's range and the stream's 24 hours.
+    expect(streamDelivery.retryAttempts).toBeGreaterThan(7); // a batch of 100 is bisected to one record in 7
+    expect(streamDelivery.maxRecordAgeSeconds).toBeGreaterThanOrEqual(60);
+    expect(streamDelivery.maxRecordAgeSeconds).toBeLessThan(24 * 3_600);
+    // The sweeper has taken the work over well before a record is given up on for its age.
+    expect(sweeping.graceSeconds + sweeping.intervalMinutes * 60).toBeLessThan(streamDelivery.maxRecordAgeSeconds);
+  });
+
+  it('sends what it gives up on to the failure queue, which an alarm watches', () => {
+    const queueId = idOf('AWS::SQS::Queue', 'WorkerFailedRecords');
+    expect(mapping().DestinationConfig.OnFailure.Destination).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(alarmOn('ApproximateNumberOfMessagesVisible')).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queueId, 'QueueName'] } }],
+      Threshold: 1,
+    });
+  });
+
+  it('has no more filter patterns than the default quota of 5, and the ones the local feeder applies', () => {
+    const patterns = mapping().FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
+    expect(patterns.length).toBeLessThanOrEqual(FILTER_PATTERN_QUOTA);
+    expect(FILTER_PATTERN_QUOTA).toBe(5);
+    expect(patterns).toEqual(JSON.parse(JSON.stringify(streamFilters)));
+  });
+
+  it('alarms when the worker falls behind the stream (its IteratorAge)', () => {
+    expect(alarmOn('IteratorAge')).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: workerId() } }],
+      Statistic: 'Maximum',
+      Threshold: ITERATOR_AGE_ALARM_MS,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+  });
+});
+
+describe('reserved concurrency', () => {
+  it('reserves the worker’s and the sweeper’s', () => {
+    const functions = resources('AWS::Lambda::Function');
+    expect(functions[workerId()]!.Properties.ReservedConcurrentExecutions).toBe(reservedConcurrency.worker);
+    expect(functions[sweeperId()]!.Properties.ReservedConcurrentExecutions).toBe(reservedConcurrency.sweeper);
+    // Every batch a shard may run at once, for two shards.
+    expect(reservedConcurrency.worker).toBeGreaterThanOrEqual(2 * streamDelivery.parallelizationFactor);
+  });
+});
+
+describe('the sweeper', () => {
+  it('is run by a schedule every few minutes', () => {
+    const rules = Object.values(resources('AWS::Events::Rule'));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.Properties).toMatchObject({
+      ScheduleExpression: `rate(${sweeping.intervalMinutes} minutes)`,
+      State: 'ENABLED',
+      Targets: [{ Arn: { 'Fn::GetAtt': [sweeperId(), 'Arn'] } }],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      FunctionName: { 'Fn::GetAtt': [sweeperId(), 'Arn'] },
+      Principal: 'events.amazonaws.com',
+    });
+    const sweeper = resources('AWS::Lambda::Function')[sweeperId()]!.Properties;
+    expect(sweeper.Timeout).toBeGreaterThan(sweeping.budgetSeconds);
+    expect(sweeper.Timeout).toBeLessThanOrEqual(sweeping.intervalMinutes * 60);
+    expect(alarmOn('Errors')).toMatchObject({ Dimensions: [{ Name: 'FunctionName', Value: { Ref: sweeperId() } }] });
+  });
+
+  it('may do exactly what it declares: dynamodbActionsOf(sweeperFunction) on the table, and Query on its index', () => {
+    const statements = statementsOf('WorkerSweeperRole').filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+    const table = { 'Fn::GetAtt': [tableId(), 'Arn'] };
+    const onTable = statements.filter((s) => JSON.stringify(s.Resource) === JSON.stringify(table));
+    expect(onTable.flatMap((s) => [s.Action].flat()).sort()).toEqual(dynamodbActionsOf(sweeperFunction));
+    const others = statements.filter((s) => !onTable.includes(s));
+    expect(others).toEqual([
+      { Effect: 'Allow', Action: 'dynamodb:Query', Resource: { 'Fn::Join': ['', [table, `/index/${sweepIndex.name}`]] } },
+    ]);
+    for (const action of others.flatMap((s) => [s.Action].flat())) expect(dynamodbActionsOf(sweeperFunction)).toContain(action);
+    expect(sweeperFunction.dynamodb).toEqual(workerFunction.dynamodb); // the worker's code, the worker's needs
+  });
+
+  it('reads the sweep index: the table has it, sparse and keys only', () => {
+    const table = resources('AWS::DynamoDB::Table')[tableId()]!.Properties;
+    expect(table.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: sweepIndex.name,
+        KeySchema: [
+          { AttributeName: sweepIndex.partitionKey, KeyType: 'HASH' },
+          { AttributeName: sweepIndex.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ]);
+    expect(table.AttributeDefinitions).toEqual(
+      expect.arrayContaining([
+        { AttributeName: sweepIndex.partitionKey, AttributeType: 'S' },
+        { AttributeName: sweepIndex.sortKey, AttributeType: 'S' },
+      ]),
+    );
+  });
+});
