@@ -85,18 +85,19 @@ const backoff = (attempt: number) => sleep(Math.random() * Math.min(200, 10 * 2 
 /**
  * Retries of a transaction cancelled by a conflict (another transaction held one of its items).
  * A conflict says nothing about the conditions: the transaction is simply sent again once the
- * other is likely done. DynamoDB holds an item for a transaction's duration (~10–30 ms on
- * AWS, a few ms on DynamoDB Local), so the waits start at a few milliseconds and double with
- * full jitter up to CONFLICT_CAP_MS: N writers on one item get through one after another in
- * about N transaction times, without a fixed schedule that would make them collide again. Up
- * to CONFLICT_RETRIES retries and CONFLICT_BUDGET_MS in all (measured: 32 writers on one
- * folder item all get through, docs/data-model.md: Writes); then 503, well inside the
- * functions' 20 s timeout.
+ * other is likely done. DynamoDB holds an item for a transaction's duration (~10–30 ms on AWS,
+ * DynamoDB Local's queue time here), and a cancelled attempt is cheap (refused before any
+ * work), so the waits stay short: full jitter from CONFLICT_BASE_MS doubling to at most
+ * CONFLICT_CAP_MS, no fixed schedule that would make the same writers collide again, and a
+ * late writer keeps trying often enough to get its turn on a hot item (N writers on one item
+ * get through one after another). Bounded by time, not by a count: CONFLICT_BUDGET_MS (and at
+ * most CONFLICT_RETRIES), then 503, well inside the functions' 20 s timeout. Measured with
+ * conflict mode: docs/data-model.md (Writes).
  */
-const CONFLICT_RETRIES = 16;
-const CONFLICT_BUDGET_MS = 5_000;
-const CONFLICT_BASE_MS = 4;
-const CONFLICT_CAP_MS = 150;
+const CONFLICT_RETRIES = 60;
+const CONFLICT_BUDGET_MS = 6_000;
+const CONFLICT_BASE_MS = 5;
+const CONFLICT_CAP_MS = 80;
 const conflictBackoff = (attempt: number) => sleep(Math.random() * Math.min(CONFLICT_CAP_MS, CONFLICT_BASE_MS * 2 ** (attempt + 1)));
 
 /**
