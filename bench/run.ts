@@ -17,6 +17,7 @@ import { type Results, writeReports } from './report';
 import { type Client, connect } from './rpc';
 import { capacity } from './scenarios/capacity';
 import { coldStart } from './scenarios/cold-start';
+import { conflicts } from './scenarios/conflicts';
 import { cost } from './scenarios/cost';
 import { feed } from './scenarios/feed';
 import { lifecycle } from './scenarios/lifecycle';
@@ -50,7 +51,7 @@ export interface Scenario {
 
 /** In this order: cost prices the capacity and the bundles measured before it. */
 // The soak's invariant scan, last, also covers what the life-cycle scenario left.
-const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, soak];
+const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, conflicts, lifecycle, soak];
 const TABLE = 'documents-bench';
 /** The service's and the cost scenario's bundles' alike: a paging token or feed cursor made by one is good in the other. */
 const PAGING_TOKEN_SECRET = 'bench';
