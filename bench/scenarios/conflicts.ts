@@ -253,11 +253,13 @@ async function measureConflicts(bench: Pick<Bench, 'scratch' | 'log'> & { servic
     proxy = await startDynamoDbProxy(dynamodb.endpoint, { conflicts: true });
     const refused = () => (proxy!.conflicts!.refused.transactions ?? 0) + (proxy!.conflicts!.refused.writes ?? 0);
     const { stdout: top } = await promisify(execFile)('git', ['rev-parse', '--show-toplevel']);
-    const now = top.trim();
+    const repository = top.trim();
+    // CONFLICTS_NOW_ROOT: "now" from another tree (a clean export of HEAD, when the checkout holds others' work in progress).
+    const now = process.env.CONFLICTS_NOW_ROOT ?? repository;
     const before = join(bench.scratch, `service-${BEFORE_COMMIT}`);
     await mkdir(before, { recursive: true });
-    await promisify(execFile)('sh', ['-c', `git -C "${now}" archive ${BEFORE_COMMIT} | tar -x -C "${before}"`]);
-    await symlink(join(now, 'node_modules'), join(before, 'node_modules'));
+    await promisify(execFile)('sh', ['-c', `git -C "${repository}" archive ${BEFORE_COMMIT} | tar -x -C "${before}"`]);
+    await symlink(join(repository, 'node_modules'), join(before, 'node_modules'));
     const started = {
       before: await startSide(bench, 'before', before, proxy.endpoint, refused),
       now: await startSide(bench, 'now', now, proxy.endpoint, refused),
