@@ -6,11 +6,19 @@
  *
  * - a batch the handler answers with `batchItemFailures` is retried from the first failed record;
  * - a batch whose invocation throws is split in two and each half retried (BisectBatchOnFunctionError);
- * - a record still failing after MAX_RETRIES goes to the failure file (the on-failure destination),
- *   and the feeder moves on;
- * - where it got to is checkpointed after every batch (in a file under DATA_DIR), so a service
- *   killed mid-job resumes from there, and DynamoDB Local being down only pauses it: a batch that
- *   failed while DynamoDB Local did not answer waits for it, and its retries are not spent.
+ * - every retry, and every half of a split, spends one of the mapping's retries, and a record
+ *   older than its maximum record age is not retried: what is given up on goes to the failure
+ *   file (the on-failure destination), and the feeder moves on. The numbers are the deployed
+ *   mapping's (functions/worker/delivery.ts `streamDelivery`); only the wait between retries is
+ *   the feeder's own (Lambda does not document its), and configurable (`retryBackoffMs`).
+ * - A retry while DynamoDB Local does not answer fails as the function would (it could not reach
+ *   its table), without calling the handler: it is spent all the same. So a long outage ends in
+ *   records given up on, as on AWS, and the sweeper (functions/worker/sweeper.ts, on a timer in
+ *   lib/local/worker.ts) finds their work in the table and finishes it.
+ * - Where it got to is checkpointed after every batch (in a file under DATA_DIR), so a service
+ *   killed mid-job resumes from there. Reading the stream is not a record's retry: on AWS the
+ *   stream outlives the table's troubles, here it is served by the same DynamoDB Local, so the
+ *   feeder waits for it to answer before reading on.
  *
  * DynamoDB Local writes a TTL deletion with an unknown eventName and no userIdentity; real
  * DynamoDB writes REMOVE by the service principal, which is what the worker is told here.
@@ -27,6 +35,7 @@ import {
   type _Record as StreamRecord,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { streamDelivery } from '#functions/worker/delivery';
 import { matchesAny } from '#functions/worker/filters';
 
 export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined | undefined>;
@@ -41,6 +50,11 @@ export interface StreamFeederOptions {
   /** The on-failure destination: records given up on. */
   onFailure: (records: readonly DynamoDBRecord[], reason: string) => void | Promise<void>;
   log?: (line: string) => void;
+  /** The mapping's retry budget; default the deployed one (`streamDelivery`). */
+  retryAttempts?: number;
+  maxRecordAgeSeconds?: number;
+  /** The longest wait between two retries of a batch (they double from 50 ms up to it); default 2,000 ms. */
+  retryBackoffMs?: number;
 }
 
 export interface StreamFeeder {
@@ -49,8 +63,8 @@ export interface StreamFeeder {
   stop(): Promise<void>;
 }
 
-const BATCH_SIZE = 100;
-const MAX_RETRIES = 10;
+const BATCH_SIZE = streamDelivery.batchSize;
+const DEFAULT_BACKOFF_MS = 2_000;
 /**
  * How long an idle shard waits before it is read again (Lambda's poller: about four times a
  * second; here ten, so tests that wait for the worker wait less). Each read is a job on
@@ -77,6 +91,10 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
     requestHandler: { connectionTimeout: 2_000, requestTimeout: 10_000, throwOnRequestTimeout: true },
   });
   const log = options.log ?? (() => {});
+  const retryAttempts = options.retryAttempts ?? streamDelivery.retryAttempts;
+  const maxRecordAgeMs = (options.maxRecordAgeSeconds ?? streamDelivery.maxRecordAgeSeconds) * 1_000;
+  const backoffCap = options.retryBackoffMs ?? DEFAULT_BACKOFF_MS;
+  const backoff = (attempt: number) => Math.min(backoffCap, 50 * 2 ** attempt);
   const checkpoints = new Checkpoints(options.checkpointFile);
   await checkpoints.load();
 
@@ -143,14 +161,26 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
       () => false,
     );
 
-  /** Lambda's semantics for one batch: retry from the first failure, bisect a thrown batch, give up after MAX_RETRIES. */
+  /** Lambda's semantics for one batch: retry from the first failure, bisect a thrown batch, give up past the budget. */
   async function deliver(all: DynamoDBRecord[]): Promise<void> {
     const wanted = all.filter((record) => matchesAny(record));
     for (let start = 0; start < wanted.length; start += BATCH_SIZE) await invoke(wanted.slice(start, start + BATCH_SIZE), 0);
   }
 
-  async function invoke(batch: DynamoDBRecord[], attempt: number): Promise<void> {
-    if (batch.length === 0 || stopping) return;
+  async function giveUp(records: readonly DynamoDBRecord[], reason: string): Promise<void> {
+    if (records.length === 0) return;
+    log(`stream feeder: giving up on ${records.length} record(s): ${reason}`);
+    await options.onFailure(records, reason);
+  }
+
+  /** `attempt`: retries already spent on these records (0 on their first invocation). */
+  async function invoke(records: DynamoDBRecord[], attempt: number): Promise<void> {
+    if (records.length === 0 || stopping) return;
+    // Past the maximum record age a record is not sent again (Lambda's MaximumRecordAgeInSeconds).
+    const tooOld = records.filter((record) => ageMs(record) > maxRecordAgeMs);
+    await giveUp(tooOld, `older than the maximum record age (${maxRecordAgeMs / 1_000} s)`);
+    const batch = records.filter((record) => !tooOld.includes(record));
+    if (batch.length === 0) return;
     let failedFrom: number;
     let reason: string;
     try {
@@ -163,7 +193,9 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
       reason = 'the handler reported a failed record';
     } catch (error) {
       reason = error instanceof Error ? error.message : String(error);
-      if (batch.length > 1) {
+      if (batch.length > 1 && streamDelivery.bisectBatchOnError) {
+        // Each half is a retry of its records.
+        if (attempt >= retryAttempts) return giveUp(batch, `${reason} (after ${retryAttempts} retries)`);
         const half = Math.ceil(batch.length / 2);
         await invoke(batch.slice(0, half), attempt + 1);
         await invoke(batch.slice(half), attempt + 1);
@@ -172,19 +204,15 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
       failedFrom = 0;
     }
     const rest = batch.slice(failedFrom);
-    // DynamoDB Local down (stopped, restarting): wait for it without spending the records' retries.
-    if (!(await reachable())) {
-      log('stream feeder: DynamoDB Local does not answer; waiting for it before retrying');
-      while (!stopping && !(await reachable())) await sleep(500);
-      return invoke(rest, attempt);
+    // The retries: one spent each time, whether the function runs or could not reach its table.
+    for (let retry = attempt + 1; !stopping; retry++) {
+      if (retry > retryAttempts) return giveUp(rest, `${reason} (after ${retryAttempts} retries)`);
+      await sleep(backoff(retry));
+      if (await reachable()) return invoke(rest, retry);
+      if (retry === attempt + 1) log('stream feeder: DynamoDB Local does not answer; the retries of this batch fail meanwhile');
+      reason = 'DynamoDB Local does not answer';
+      if (rest.some((record) => ageMs(record) > maxRecordAgeMs)) return invoke(rest, retry); // gives up on those
     }
-    if (attempt >= MAX_RETRIES) {
-      log(`stream feeder: giving up on ${rest.length} record(s) after ${MAX_RETRIES} retries: ${reason}`);
-      await options.onFailure(rest, reason);
-      return;
-    }
-    await sleep(Math.min(2_000, 50 * 2 ** attempt));
-    await invoke(rest, attempt + 1);
   }
 
   return {
@@ -235,6 +263,13 @@ async function getRecords(
   if (!iterator) return { records: [] };
   const { Records, NextShardIterator } = await streams.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
   return { records: Records ?? [], next: NextShardIterator };
+}
+
+/** How long ago the record was written to the stream (DynamoDB Local's clock is this machine's). */
+function ageMs(record: DynamoDBRecord): number {
+  const created = record.dynamodb?.ApproximateCreationDateTime as unknown as Date | number | undefined;
+  if (created === undefined) return 0;
+  return Date.now() - (created instanceof Date ? created.getTime() : created * 1_000);
 }
 
 /** A Streams API record as Lambda hands it over (the same shape); DynamoDB Local's TTL deletions put right. */

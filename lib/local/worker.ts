@@ -1,23 +1,52 @@
 /**
  * The background worker on this machine: the same handler Lambda runs on the table's stream
- * (functions/worker/stream.ts), fed by the stream feeder, with its events (which go to
- * EventBridge on AWS) printed, and handed to whoever listens (tests).
+ * (functions/worker/stream.ts), fed by the stream feeder with the deployed mapping's retry
+ * budget, with its events (which go to EventBridge on AWS) printed, and handed to whoever
+ * listens (tests); and the same sweeper an EventBridge schedule runs on AWS
+ * (functions/worker/sweep.ts), on a timer, for what the stream did not finish.
+ *
+ * Settings from the environment, for tests and for trying things out (defaults: the deployed
+ * ones, functions/worker/delivery.ts):
+ * - SWEEP_INTERVAL_MS: how often the sweeper runs (default every 5 minutes);
+ * - SWEEP_GRACE_SECONDS: how long work waits before the sweeper takes it (default 300);
+ * - STREAM_RETRY_BACKOFF_MS: the longest wait between two retries of a failing batch (default 2,000).
+ * `sweepNow()` runs a sweep at once (tests).
  */
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { workerFunction } from '#functions/routes';
+import { sweeperFunction, workerFunction } from '#functions/routes';
+import { sweeping } from '#functions/worker/delivery';
 import { type ChangeEvent, setEventSink } from '#functions/worker/events';
+import type { SweepReport } from '#functions/worker/sweeper';
 import { localClient } from './dynamodb-local';
 import type { LambdaHandler } from './lambda-event';
 import { runAsFunction } from './permissions';
 import { type StreamHandler, startStreamFeeder } from './stream-feeder';
 
 export interface LocalWorker {
-  /** Resolves once the worker has handled every record written so far, and what followed from them. */
+  /** Resolves once the worker has handled every record written so far, and what followed from them (a sweep under way included). */
   settled(timeoutMs?: number): Promise<void>;
   /** Calls `listener` with every change event published from now on; returns how to stop. */
   onEvent(listener: (event: ChangeEvent) => void): () => void;
+  /** Runs a sweep now (after the one under way, if any); `graceSeconds` 0 takes all waiting work. */
+  sweep(options?: { graceSeconds?: number }): Promise<SweepReport | undefined>;
   stop(): Promise<void>;
+}
+
+const numberFrom = (value: string | undefined): number | undefined => {
+  if (value === undefined || value.trim() === '') return undefined;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < 0) throw new Error(`Expected a number of at least 0, got "${value}"`);
+  return number;
+};
+
+/** The worker of this process's local service (one a process), for `sweepNow`. */
+let running: LocalWorker | undefined;
+
+/** Runs a sweep now in this process's local worker: what a test calls instead of waiting for the timer. */
+export async function sweepNow(options: { graceSeconds?: number } = {}): Promise<SweepReport | undefined> {
+  if (!running) throw new Error('No local worker runs in this process');
+  return running.sweep(options);
 }
 
 export async function startLocalWorker(options: {
@@ -30,7 +59,16 @@ export async function startLocalWorker(options: {
   log: (line: string) => void;
   /** Print each published event on the log. */
   printEvents: boolean;
+  /** Default: SWEEP_INTERVAL_MS, else the deployed schedule's. */
+  sweepIntervalMs?: number;
+  /** Default: SWEEP_GRACE_SECONDS, else the deployed grace. */
+  sweepGraceSeconds?: number;
+  /** Default: STREAM_RETRY_BACKOFF_MS, else the feeder's. */
+  retryBackoffMs?: number;
 }): Promise<LocalWorker> {
+  const sweepIntervalMs = options.sweepIntervalMs ?? numberFrom(process.env.SWEEP_INTERVAL_MS) ?? sweeping.intervalMinutes * 60_000;
+  const sweepGraceSeconds = options.sweepGraceSeconds ?? numberFrom(process.env.SWEEP_GRACE_SECONDS);
+  const retryBackoffMs = options.retryBackoffMs ?? numberFrom(process.env.STREAM_RETRY_BACKOFF_MS);
   const listeners = new Set<(event: ChangeEvent) => void>();
   setEventSink(async (events) => {
     for (const event of events) {
@@ -50,24 +88,72 @@ export async function startLocalWorker(options: {
         return (event) => runAsFunction(workerFunction, () => stream(event));
       },
       ...(options.persistent ? { checkpointFile: join(options.dataDir, 'stream-checkpoint.json') } : {}),
-      // The on-failure destination: records the worker gave up on, for a person to look at.
+      // The on-failure destination: records the worker gave up on; the sweeper takes their work over.
       onFailure: async (records, reason) => {
         options.log(`worker: gave up on ${records.length} record(s), written to ${failures}: ${reason}`);
         await appendFile(failures, `${JSON.stringify({ at: new Date().toISOString(), reason, records })}\n`);
       },
       log: options.log,
+      ...(retryBackoffMs !== undefined ? { retryBackoffMs } : {}),
     },
     client,
   ).finally(() => client.destroy());
-  return {
-    settled: (timeoutMs) => feeder.settled(timeoutMs),
+
+  // The sweeper: one at a time (its reserved concurrency on AWS is 1), on a timer and on demand.
+  let sweeping_: Promise<SweepReport | undefined> = Promise.resolve(undefined);
+  let stopped = false;
+  const sweepOnce = async (graceSeconds: number | undefined): Promise<SweepReport | undefined> => {
+    const handler = (await options.loadHandler('worker/sweep')) as unknown as (event: { graceSeconds?: number }) => Promise<SweepReport>;
+    try {
+      const report = await runAsFunction(sweeperFunction, () => handler(graceSeconds === undefined ? {} : { graceSeconds }));
+      if (report.tasks + report.changes + report.left > 0) {
+        options.log(
+          `sweeper: took over ${report.tasks} task(s) and ${report.changes} change(s) in ${report.repositories} feed(s) the stream did not finish` +
+            (report.left > 0 ? `; ${report.left} left for the next sweep` : ''),
+        );
+      }
+      return report;
+    } catch (error) {
+      options.log(`sweeper: ${error instanceof Error ? error.message : String(error)}`);
+      return undefined;
+    }
+  };
+  const sweep = (graceSeconds = sweepGraceSeconds) => {
+    sweeping_ = sweeping_.then(() => (stopped ? undefined : sweepOnce(graceSeconds)));
+    return sweeping_;
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const schedule = () => {
+    timer = setTimeout(() => {
+      void sweep().finally(() => {
+        if (!stopped) schedule();
+      });
+    }, sweepIntervalMs);
+    timer.unref();
+  };
+  schedule();
+
+  const worker: LocalWorker = {
+    async settled(timeoutMs) {
+      await feeder.settled(timeoutMs);
+      // A sweep under way writes too: wait for it, then for what its writes brought.
+      await sweeping_;
+      await feeder.settled(timeoutMs);
+    },
     onEvent(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    sweep: (sweepOptions = {}) => sweep(sweepOptions.graceSeconds ?? sweepGraceSeconds),
     async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await sweeping_;
       await feeder.stop();
       setEventSink(undefined);
+      if (running === worker) running = undefined;
     },
   };
+  running = worker;
+  return worker;
 }
