@@ -7,10 +7,12 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { dynamodbActionsOf, fallbackRoute, routes, workerFunction } from '#functions/routes';
+import { dynamodbActionsOf, fallbackRoute, routes, sweeperFunction, workerFunction } from '#functions/routes';
+import { streamDelivery } from '#functions/worker/delivery';
 import { streamFilters } from '#functions/worker/filters';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
 import { buildApp, projectContext } from '#lib/stack/app';
+import { tableDefinition } from '#lib/table';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, unknown>; DeletionPolicy?: string };
 
@@ -57,10 +59,12 @@ const actionsOf = (routeName: string): string[] =>
   policyStatementsOf(routeName).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 
 describe('functions', () => {
-  it('makes one function per route table entry, plus the $default fallback and the background worker', () => {
+  it('makes one function per route table entry, plus the $default fallback, the background worker and its sweeper', () => {
     const functions = resources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(routes.length + 2);
+    expect(Object.keys(functions)).toHaveLength(routes.length + 3);
     for (const route of [...routes, fallbackRoute, workerFunction]) functionIdOf(route.name);
+    // The sweeper's construct is inside the worker's (test/infra/background-worker.test.ts).
+    logicalIdOf('AWS::Lambda::Function', `Worker${sweeperFunction.name}Function`);
   });
 
   it('runs every function on arm64 Node.js 22 with the chosen memory and timeout (the worker runs longer)', () => {
@@ -106,6 +110,17 @@ describe('functions', () => {
         expect(reads, route.name).toEqual([]);
       }
     }
+    // Whatever else the stack has (the sweeper, functions to come): only the paging routes' roles may read it.
+    const readers = Object.values(resources('AWS::IAM::Policy'))
+      .filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:'))
+      .flatMap((policy) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref))
+      .sort();
+    expect(readers).toEqual(
+      routes
+        .filter((r) => r.pages)
+        .map((r) => logicalIdOf('AWS::IAM::Role', `${r.name}Role`))
+        .sort(),
+    );
     // No dynamic reference resolves the secret's value into the template anywhere.
     expect(JSON.stringify(template.toJSON())).not.toContain('resolve:secretsmanager');
   });
@@ -207,7 +222,8 @@ describe('table', () => {
         BillingMode: 'PAY_PER_REQUEST',
         PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
         DeletionProtectionEnabled: true,
-        GlobalSecondaryIndexes: Match.absent(),
+        // The sweeper's index only (test/infra/background-worker.test.ts checks it).
+        GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => Match.objectLike({ IndexName: index.name })),
         StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
         TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
       },
@@ -254,7 +270,7 @@ describe('background worker', () => {
       StartingPosition: 'TRIM_HORIZON',
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      MaximumRetryAttempts: 10,
+      MaximumRetryAttempts: streamDelivery.retryAttempts,
     });
     const patterns = mapping().FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
     expect(patterns).toEqual(JSON.parse(JSON.stringify(streamFilters)));
