@@ -120,6 +120,7 @@ async function startSide(
   const users = JSON.stringify(Array.from({ length: USERS }, (_, i) => userId(i)));
   const child = fork(launcher, [endpoint, `documents-conflicts-${name}`, join(dir, '.data'), users], {
     cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'SILENT' }, // a 503 is counted here, not logged there
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
