@@ -14,9 +14,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Folder } from '#core/resources';
 import { ensure, type HttpResponse, newUser, type User } from '#test/support/http';
+import { takeSeed, withSeed } from '#test/support/seed';
 import { startTestService, type TestService } from '#test/support/service';
 import { reportStat } from '#test/support/stats';
-import { bodies, edges, fieldValue, ifMatches, likely, limits, revisionVersions, text, userIds, validId } from './arbitraries';
+import { bodies, edges, fieldValue, ifMatches, kindOf, likely, limits, revisionVersions, text, userIds, validId } from './arbitraries';
 import {
   BODIES,
   type BodySpec,
@@ -121,10 +122,11 @@ const idChoice = fc.oneof(
   { weight: 5, arbitrary: fc.nat().map((n) => ({ existing: n })) },
   { weight: 2, arbitrary: fc.oneof(validId, edges.id!).map((id) => ({ id: String(id) })) },
 );
-type IdChoice = { existing: number } | { id: string };
+/** `below`: a folder that is not a root folder (one that can be moved, renamed or deleted). */
+type IdChoice = { existing: number; below?: boolean } | { id: string };
 const pick = (choice: IdChoice, from: Map<string, unknown>) => {
   if ('id' in choice) return choice.id;
-  const keys = [...from.keys()];
+  const keys = [...from.keys()].filter((key) => !choice.below || (from.get(key) as ModelFolder).parentId);
   return keys.length === 0 ? 'none' : keys[choice.existing % keys.length]!;
 };
 
@@ -204,132 +206,206 @@ const contentValue = fc.oneof({ weight: 7, arbitrary: fieldValue('content') }, {
 const rarely = <T>(arbitrary: fc.Arbitrary<T>) =>
   fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: arbitrary as fc.Arbitrary<T | undefined> });
 
-/** Ids in a body: usually an existing folder / document, as the model knows them. */
-const folderRef = idChoice.map((c) => ({ folder: c }));
-const documentRef = idChoice.map((c) => ({ document: c }));
+/** An existing item of its kind, as the model knows them (`pick` gives 'none' while there is none). */
+const existing = fc.nat().map((n) => ({ existing: n }));
+/** A user id identity providers make (who may be a member by now, or not). */
+const newMember = fc.constantFrom('bob', 'auth0|5f7c8ec7c33c6c004bbafe82', 'bob@example.com', 'Zoë', '用户').map((id) => ({ id }));
+/** A folder below a root folder, as the model knows them. */
+const existingBelow = fc.nat().map((n) => ({ existing: n, below: true }));
+/** A body each of whose fields is one the service should take (`likely`): nothing is wrong with its form. */
+const wellFormedBody = (schemaFields: string[], required: string[], overrides: Record<string, fc.Arbitrary<unknown>> = {}) =>
+  fc
+    .record(Object.fromEntries(schemaFields.map((name) => [name, overrides[name] ?? likely[kindOf(name)]!])), { requiredKeys: required })
+    .map((json): Body => ({ json }));
 
-const requests = fc.oneof(
-  fc.record({ kind: fc.constant('createRepository' as const), body: bodyOf(['name', 'description'], ['name']) }),
-  fc.record({
-    kind: fc.constant('createFolder' as const),
-    body: bodyOf(['parentId', 'name'], ['parentId', 'name'], { parentId: folderRef }),
-  }),
-  fc.record({
-    kind: fc.constant('createDocument' as const),
-    body: fc.oneof(
-      {
-        weight: 7,
-        arbitrary: bodyOf(['folderId', 'name', 'content', 'contentType', 'id'], ['folderId', 'name'], {
-          folderId: folderRef,
-          id: fc.oneof(validId, documentRef, edges.id!),
-          content: contentValue,
+/**
+ * The requests of every kind: `wellFormed` ones have every field, id, header and query value in
+ * a form the service takes, and refer to what exists, so that most of them must succeed (what
+ * the model says decides the rest: a name taken, a move into itself, a member to keep); the
+ * others are as likely to be wrong anywhere as to be right.
+ */
+function requestsOf(wellFormed: boolean) {
+  const idOf = wellFormed ? existing : idChoice;
+  /** Ids in a body: usually an existing folder / document, as the model knows them. */
+  const folderRef = idOf.map((c) => ({ folder: c }));
+  const documentRef = idOf.map((c) => ({ document: c }));
+  const body = (schemaFields: string[], required: string[], overrides: Record<string, fc.Arbitrary<unknown>> = {}) =>
+    wellFormed ? wellFormedBody(schemaFields, required, overrides) : bodyOf(schemaFields, required, overrides);
+  const content = wellFormed ? likely.content! : contentValue;
+  const omitted = fc.constant(undefined);
+  const ifMatch = wellFormed ? omitted : fc.option(ifMatches, { nil: undefined });
+  const maybe = <T>(arbitrary: fc.Arbitrary<T>) => (wellFormed ? omitted : rarely(arbitrary));
+  // Well-formed, a delete succeeds and takes what the other kinds need with it (a repository,
+  // everything in it): a quarter as often as the others, so that there is something to act on.
+  const destructive = <T>(arbitrary: fc.Arbitrary<T>) => ({ weight: wellFormed ? 1 : 4, arbitrary });
+  const weighted = <T>(arbitrary: fc.Arbitrary<T>) => ({ weight: 4, arbitrary });
+  return fc.oneof(
+    weighted(fc.record({ kind: fc.constant('createRepository' as const), body: body(['name', 'description'], ['name']) })),
+    weighted(
+      fc.record({
+        kind: fc.constant('createFolder' as const),
+        body: body(['parentId', 'name'], ['parentId', 'name'], { parentId: folderRef }),
+      }),
+    ),
+    weighted(
+      fc.record({
+        kind: fc.constant('createDocument' as const),
+        body: fc.oneof(
+          {
+            weight: 7,
+            arbitrary: body(['folderId', 'name', 'content', 'contentType', 'id'], ['folderId', 'name'], {
+              folderId: folderRef,
+              id: wellFormed ? omitted : fc.oneof(validId, documentRef, edges.id!),
+              content,
+            }),
+          },
+          // Nothing else wrong with it, so that the largest content is stored and read back too.
+          {
+            weight: 1,
+            arbitrary: fc.record({ folderId: folderRef, name: likely.name!, content: bigContent }).map((json): Body => ({ json })),
+          },
+        ),
+      }),
+    ),
+    weighted(
+      fc.record({
+        kind: fc.constant('updateDocument' as const),
+        body: fc.oneof(
+          {
+            weight: 7,
+            arbitrary: body(['id', 'name', 'content', 'contentType', 'folderId', 'version'], ['id'], {
+              id: documentRef,
+              content,
+              // Well-formed: no move (a folder picked at random is mostly another repository's: 400), no version (412).
+              ...(wellFormed ? { folderId: omitted, version: omitted } : { folderId: folderRef }),
+            }),
+          },
+          { weight: 1, arbitrary: fc.record({ id: documentRef, content: bigContent }).map((json): Body => ({ json })) },
+        ),
+        ifMatch: ifMatch,
+      }),
+    ),
+    weighted(fc.record({ kind: fc.constant('getDocument' as const), id: idOf })),
+    weighted(fc.record({ kind: fc.constant('read' as const), what: fc.constantFrom('folder', 'repository', 'rootFolder'), id: idOf })),
+    weighted(
+      fc.record({
+        kind: fc.constant('putMember' as const),
+        repository: idOf,
+        member: wellFormed ? newMember : memberChoice,
+        body: body(['role'], ['role']),
+      }),
+    ),
+    weighted(fc.record({ kind: fc.constant('removeMember' as const), repository: idOf, member: wellFormed ? newMember : memberChoice })),
+    destructive(fc.record({ kind: fc.constant('deleteDocument' as const), id: idOf, ifMatch: ifMatch })),
+    weighted(fc.record({ kind: fc.constant('getRevision' as const), id: idOf, version: wellFormed ? existing : versionChoice })),
+    weighted(
+      fc.record({
+        kind: fc.constant('restoreRevision' as const),
+        id: idOf,
+        version: wellFormed ? existing : versionChoice,
+        ifMatch: wellFormed ? omitted : fc.option(ifMatches, { nil: undefined, freq: 1 }),
+      }),
+    ),
+    weighted(
+      fc.record({
+        kind: fc.constant('changes' as const),
+        repository: idOf,
+        // (A cursor issued earlier is usually another repository's: 400. Not well-formed here.)
+        cursor: wellFormed
+          ? fc.constant({ latest: true as const })
+          : fc.oneof(
+              { weight: 3, arbitrary: fc.constant({ latest: true as const }) },
+              { weight: 4, arbitrary: fc.nat().map((n) => ({ issued: n })) },
+              { weight: 1, arbitrary: fc.nat().map((n) => ({ tampered: n })) },
+              // Short: a 2,048-character cursor of emoji makes a URL longer than any server takes (431).
+              { weight: 1, arbitrary: fc.oneof(fc.constantFrom('latest', 'LATEST', ''), text(8)).map((t) => ({ text: t })) },
+            ),
+        limit: wellFormed
+          ? fc.option(fc.integer({ min: 1, max: 100 }).map(String), { nil: undefined })
+          : fc.option(limits, { nil: undefined }),
+      }),
+    ),
+    weighted(
+      fc.record({
+        kind: fc.constant('updateRepository' as const),
+        repository: idOf,
+        body: body(['name', 'description', 'version'], [], { version: wellFormed ? omitted : rarely(fieldValue('version')) }),
+        ifMatch: maybe(ifMatches),
+      }),
+    ),
+    weighted(
+      fc.record({
+        kind: fc.constant('updateFolder' as const),
+        body: body(['id', 'name', 'parentId', 'version'], ['id'], {
+          id: wellFormed ? existingBelow.map((c) => ({ folder: c })) : folderRef,
+          parentId: wellFormed ? omitted : folderRef,
+          version: wellFormed ? omitted : rarely(fieldValue('version')),
         }),
-      },
-      // Nothing else wrong with it, so that the largest content is stored and read back too.
-      {
-        weight: 1,
-        arbitrary: fc.record({ folderId: folderRef, name: likely.name!, content: bigContent }).map((json): Body => ({ json })),
-      },
+        ifMatch: maybe(ifMatches),
+      }),
     ),
-  }),
-  fc.record({
-    kind: fc.constant('updateDocument' as const),
-    body: fc.oneof(
-      {
-        weight: 7,
-        arbitrary: bodyOf(['id', 'name', 'content', 'contentType', 'folderId', 'version'], ['id'], {
-          id: documentRef,
-          folderId: folderRef,
-          content: contentValue,
-        }),
-      },
-      { weight: 1, arbitrary: fc.record({ id: documentRef, content: bigContent }).map((json): Body => ({ json })) },
+    destructive(
+      fc.record({
+        kind: fc.constant('deleteFolder' as const),
+        id: wellFormed ? existingBelow : idOf,
+        recursive: wellFormed
+          ? fc.constant('true')
+          : fc.oneof(
+              { weight: 3, arbitrary: fc.constant('true') },
+              { weight: 1, arbitrary: fc.constantFrom(undefined, 'false', 'yes', '') },
+            ),
+        ifMatch: maybe(ifMatches),
+      }),
     ),
-    ifMatch: fc.option(ifMatches, { nil: undefined }),
-  }),
-  fc.record({ kind: fc.constant('getDocument' as const), id: idChoice }),
-  fc.record({ kind: fc.constant('read' as const), what: fc.constantFrom('folder', 'repository', 'rootFolder'), id: idChoice }),
-  fc.record({
-    kind: fc.constant('putMember' as const),
-    repository: idChoice,
-    member: memberChoice,
-    body: bodyOf(['role'], ['role']),
-  }),
-  fc.record({ kind: fc.constant('removeMember' as const), repository: idChoice, member: memberChoice }),
-  fc.record({ kind: fc.constant('deleteDocument' as const), id: idChoice, ifMatch: fc.option(ifMatches, { nil: undefined }) }),
-  fc.record({ kind: fc.constant('getRevision' as const), id: idChoice, version: versionChoice }),
-  fc.record({
-    kind: fc.constant('restoreRevision' as const),
-    id: idChoice,
-    version: versionChoice,
-    ifMatch: fc.option(ifMatches, { nil: undefined, freq: 1 }),
-  }),
-  fc.record({
-    kind: fc.constant('changes' as const),
-    repository: idChoice,
-    cursor: fc.oneof(
-      { weight: 3, arbitrary: fc.constant({ latest: true as const }) },
-      { weight: 4, arbitrary: fc.nat().map((n) => ({ issued: n })) },
-      { weight: 1, arbitrary: fc.nat().map((n) => ({ tampered: n })) },
-      // Short: a 2,048-character cursor of emoji makes a URL longer than any server takes (431).
-      { weight: 1, arbitrary: fc.oneof(fc.constantFrom('latest', 'LATEST', ''), text(8)).map((t) => ({ text: t })) },
+    weighted(
+      fc.record({
+        kind: fc.constant('restore' as const),
+        repository: maybe(idChoice),
+        item: idOf,
+        body: fc.option(body(['folderId', 'name'], [], { folderId: wellFormed ? omitted : folderRef }), { nil: undefined }),
+      }),
     ),
-    limit: fc.option(limits, { nil: undefined }),
-  }),
-  fc.record({
-    kind: fc.constant('updateRepository' as const),
-    repository: idChoice,
-    body: bodyOf(['name', 'description', 'version'], [], { version: rarely(fieldValue('version')) }),
-    ifMatch: rarely(ifMatches),
-  }),
-  fc.record({
-    kind: fc.constant('updateFolder' as const),
-    body: bodyOf(['id', 'name', 'parentId', 'version'], ['id'], {
-      id: folderRef,
-      parentId: folderRef,
-      version: rarely(fieldValue('version')),
-    }),
-    ifMatch: rarely(ifMatches),
-  }),
-  fc.record({
-    kind: fc.constant('deleteFolder' as const),
-    id: idChoice,
-    recursive: fc.oneof(
-      { weight: 3, arbitrary: fc.constant('true') },
-      { weight: 1, arbitrary: fc.constantFrom(undefined, 'false', 'yes', '') },
+    destructive(fc.record({ kind: fc.constant('purge' as const), repository: maybe(idChoice), item: idOf })),
+    destructive(fc.record({ kind: fc.constant('emptyTrash' as const), repository: idOf })),
+    destructive(
+      fc.record({
+        kind: fc.constant('deleteRepository' as const),
+        repository: idOf,
+        ifMatch: maybe(ifMatches),
+      }),
     ),
-    ifMatch: rarely(ifMatches),
-  }),
-  fc.record({
-    kind: fc.constant('restore' as const),
-    repository: rarely(idChoice),
-    item: idChoice,
-    body: fc.option(bodyOf(['folderId', 'name'], [], { folderId: folderRef }), { nil: undefined }),
-  }),
-  fc.record({ kind: fc.constant('purge' as const), repository: rarely(idChoice), item: idChoice }),
-  fc.record({ kind: fc.constant('emptyTrash' as const), repository: idChoice }),
-  fc.record({
-    kind: fc.constant('deleteRepository' as const),
-    repository: idChoice,
-    ifMatch: rarely(ifMatches),
-  }),
-  fc.record({
-    kind: fc.constant('list' as const),
-    what: fc.constantFrom('folders', 'documents', 'repositories', 'members', 'revisions', 'trash'),
-    id: idChoice,
-    limit: fc.option(limits, { nil: undefined }),
-    nextToken: fc.option(
-      fc.oneof(
-        fc.nat().map((n) => ({ issued: n })),
-        text(8).map((t) => ({ text: t })),
-        fc.nat().map((n) => ({ tampered: n })),
-      ),
-      {
-        nil: undefined,
-      },
+    weighted(
+      fc.record({
+        kind: fc.constant('list' as const),
+        what: fc.constantFrom('folders', 'documents', 'repositories', 'members', 'revisions', 'trash'),
+        id: idOf,
+        limit: wellFormed
+          ? fc.option(fc.integer({ min: 1, max: 100 }).map(String), { nil: undefined })
+          : fc.option(limits, { nil: undefined }),
+        // (A token issued earlier is usually another list's: 400. Not well-formed here.)
+        nextToken: wellFormed
+          ? omitted
+          : fc.option(
+              fc.oneof(
+                fc.nat().map((n) => ({ issued: n })),
+                text(8).map((t) => ({ text: t })),
+                fc.nat().map((n) => ({ tampered: n })),
+              ),
+              {
+                nil: undefined,
+              },
+            ),
+      }),
     ),
-  }),
-);
+  );
+}
+
+/**
+ * Half well-formed, half anything: a correct service answers most of the first with a success,
+ * and the second mostly with a 4xx, so both sides of the line are reached often (see the floors
+ * at the end of the property).
+ */
+const requests = fc.oneof(requestsOf(true), requestsOf(false));
 type Request = typeof requests extends fc.Arbitrary<infer R> ? R : never;
 
 /**
@@ -934,45 +1010,49 @@ describe('generated requests against the running service', () => {
     const counts = { sent: 0, succeeded: 0, rejected: 0, contested: 0 };
     const kindsSent = new Set<string>();
     const requestKinds = new Set(fc.sample(requests, 2000).map((request) => request.kind)).size;
-    // A failure names its seed; PROPERTY_SEED=<seed> replays the same requests.
-    const seed = Number(process.env.PROPERTY_SEED ?? Date.now() % 2 ** 31);
-    console.log(`[stats] property test seed ${seed}`);
-    await fc.assert(
-      fc.asyncProperty(requests, async (request) => {
-        const outcome = await send(request);
-        if (!outcome) return;
-        counts.sent++;
-        kindsSent.add(request.kind);
-        const { res, errors, success, apply, contested } = outcome;
-        const what = `${res.request} → ${res.status} ${res.text.slice(0, 300)}`;
-        expect(res.status, what).toBeLessThan(500);
-        if (contested && res.status === 400) {
-          // The documents allow this reading too (oracle.ts: `contested`).
-          expect(res.headers.get('content-type'), what).toMatch(/^application\/problem\+json/);
-          counts.rejected++;
-          counts.contested++;
-        } else if (errors.length === 0) {
-          expect(res.status, `${what}: nothing is wrong with it`).toBe(success);
-          counts.succeeded++;
-          apply?.();
-        } else {
-          expect(errors, `${what}: expected one of ${errors.join(', ')}`).toContain(res.status);
-          expect(res.headers.get('content-type'), what).toMatch(/^application\/problem\+json/);
-          counts.rejected++;
-        }
-      }),
-      // Moderate: the whole suite runs on two cores. Stateful, so a failure is reported as found.
-      { numRuns: 600, endOnFailure: true, seed },
+    // New each run; a failure names it, and PROPERTY_SEED=<seed> (or SEED=<seed>) replays the same requests.
+    const seed = takeSeed('property test', 'test/contract/service.test.ts', 'PROPERTY_SEED');
+    await withSeed(seed, () =>
+      fc.assert(
+        fc.asyncProperty(requests, async (request) => {
+          const outcome = await send(request);
+          if (!outcome) return;
+          counts.sent++;
+          kindsSent.add(request.kind);
+          const { res, errors, success, apply, contested } = outcome;
+          const what = `${res.request} → ${res.status} ${res.text.slice(0, 300)}`;
+          expect(res.status, what).toBeLessThan(500);
+          if (contested && res.status === 400) {
+            // The documents allow this reading too (oracle.ts: `contested`).
+            expect(res.headers.get('content-type'), what).toMatch(/^application\/problem\+json/);
+            counts.rejected++;
+            counts.contested++;
+          } else if (errors.length === 0) {
+            expect(res.status, `${what}: nothing is wrong with it`).toBe(success);
+            counts.succeeded++;
+            apply?.();
+          } else {
+            expect(errors, `${what}: expected one of ${errors.join(', ')}`).toContain(res.status);
+            expect(res.headers.get('content-type'), what).toMatch(/^application\/problem\+json/);
+            counts.rejected++;
+          }
+        }),
+        // Moderate: the whole suite runs on two cores. Stateful, so a failure is reported as found.
+        { numRuns: 600, endOnFailure: true, seed: seed.value },
+      ),
     );
     reportStat('propertyRequests', counts.sent);
     console.log(
       `[stats] property test: ${counts.succeeded} succeeded, ${counts.rejected} rejected with a 4xx (${counts.contested} of them contested)`,
     );
-    // Both sides of the line were reached, often. (Successes are 12–30% of the requests sent, by
-    // seed: a floor of a fifth, then of an eighth, failed now and then with a seed unlucky enough.)
-    expect(counts.succeeded).toBeGreaterThan(counts.sent / 16);
-    expect(counts.rejected).toBeGreaterThan(counts.sent / 5);
+    // Both sides of the line were reached, often. Half the requests are well-formed
+    // (`requestsOf(true)`): measured over seeds 101, 202, 303, 404 (600 runs each), 49%, 56%, 60%
+    // and 65% of the requests sent succeeded, and 35–51% were rejected (the old generator, every
+    // field as likely wrong as right: 12–30% successes, with a floor of a sixteenth). The floors
+    // leave a margin below the lowest: a third must succeed, a fifth be rejected.
+    expect(counts.succeeded, 'successes: a third of the requests sent').toBeGreaterThan(counts.sent / 3);
+    expect(counts.rejected, 'rejections: a fifth of the requests sent').toBeGreaterThan(counts.sent / 5);
     // Every kind of request was generated (a kind never sent tests nothing).
     expect(kindsSent.size, [...kindsSent].join(', ')).toBe(requestKinds);
-  }, 240_000);
+  }, 360_000);
 });
