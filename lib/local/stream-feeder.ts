@@ -265,7 +265,11 @@ async function getRecords(
   return { records: Records ?? [], next: NextShardIterator };
 }
 
-/** How long ago the record was written to the stream (DynamoDB Local's clock is this machine's). */
+/**
+ * How long ago the record was written to the stream (DynamoDB Local's clock is this machine's).
+ * DynamoDB Local rounds ApproximateCreationDateTime down to the minute (DynamoDB to the second),
+ * so locally a record may be given up on for its age up to a minute early: nothing next to an hour.
+ */
 function ageMs(record: DynamoDBRecord): number {
   const created = record.dynamodb?.ApproximateCreationDateTime as unknown as Date | number | undefined;
   if (created === undefined) return 0;
