@@ -11,7 +11,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes, workerFunction } from '#functions/routes';
+import { routes, sweeperFunction, workerFunction } from '#functions/routes';
 import { bundleHandler, projectRoot } from '#lib/bundling';
 import { buildApp, projectContext } from '#lib/stack/app';
 
@@ -54,8 +54,8 @@ const functions = () => Object.entries(template().Resources).filter(([, r]) => r
 describe('npx cdk synth -c env=dev', () => {
   it('writes the template with no cdk-nag finding left', () => {
     expect(synthOutput).not.toMatch(/AwsSolutions-/);
-    // Every route, the $default fallback and the background worker.
-    expect(functions()).toHaveLength(routes.length + 2);
+    // Every route, the $default fallback, the background worker and its sweeper.
+    expect(functions()).toHaveLength(routes.length + 3);
   });
 
   it('bundles every function as an ESM index.mjs beside the template, where SAM finds it', () => {
@@ -71,7 +71,8 @@ describe('npx cdk synth -c env=dev', () => {
   it('deploys byte for byte the bundle that lib/bundling.ts makes (what bundles.test.ts runs)', async () => {
     const scratch = mkdtempSync(join(tmpdir(), 'bundle-compare-'));
     try {
-      for (const route of [...routes, workerFunction]) {
+      // The sweeper's construct is inside the worker's: WorkerSweeperFunction….
+      for (const route of [...routes, workerFunction, { ...sweeperFunction, name: `Worker${sweeperFunction.name}` }]) {
         const [, fn] = functions().find(([id]) => id.startsWith(`${route.name}Function`))!;
         const deployed = readFileSync(join(outdir, fn.Metadata!['aws:asset:path']!, 'index.mjs'));
         const ours = readFileSync(await bundleHandler(route.handler, join(scratch, route.name)));
@@ -81,6 +82,18 @@ describe('npx cdk synth -c env=dev', () => {
       rmSync(scratch, { recursive: true, force: true });
     }
   }, 300_000);
+
+  it('puts the Secrets Manager client only in the bundles of the routes that page (the others stay small)', () => {
+    for (const route of routes) {
+      const [, fn] = functions().find(([id]) => id.startsWith(`${route.name}Function`))!;
+      const bundle = readFileSync(join(outdir, fn.Metadata!['aws:asset:path']!, 'index.mjs'), 'utf8');
+      expect(bundle.includes('GetSecretValue'), route.name).toBe(route.pages === true);
+    }
+    for (const name of [workerFunction.name, `Worker${sweeperFunction.name}`]) {
+      const [, fn] = functions().find(([id]) => id.startsWith(`${name}Function`))!;
+      expect(readFileSync(join(outdir, fn.Metadata!['aws:asset:path']!, 'index.mjs'), 'utf8'), name).not.toContain('GetSecretValue');
+    }
+  });
 
   it('refuses to run without -c env, naming the environments there are', async () => {
     const failed = await cdk([]).then(
