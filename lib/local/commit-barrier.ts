@@ -18,7 +18,15 @@
  * ListTables is a job on the same thread, queued behind that COMMIT, so by then the COMMIT has
  * run. Everything else passes through untouched.
  */
-import { Agent, createServer, type IncomingHttpHeaders, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  request,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type ConflictOptions, TransactionConflicts } from './transaction-conflicts';
 
@@ -40,6 +48,8 @@ export interface DynamoDbProxyOptions {
 /** Targets whose success DynamoDB Local reports before its COMMIT has run. */
 const TRANSACTIONS = new Set(['DynamoDB_20120810.TransactWriteItems', 'DynamoDB_20120810.ExecuteTransaction']);
 const BARRIER_BODY = '{"Limit":1}';
+/** Conflict mode never holds a request's items longer than this (DynamoDB Local hung, not answering). */
+const HOLD_LIMIT_MS = 30_000;
 /** What the SDK reads as a retryable InternalServerError (the handlers then answer 503). */
 const NOT_CONFIRMED = JSON.stringify({
   __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
@@ -82,44 +92,69 @@ export async function startDynamoDbProxy(target: string, options: DynamoDbProxyO
             res.writeHead(admission.status, admission.headers).end(admission.body);
             return;
           }
-          // Held until the answer has gone (or the client is gone): for a transaction, past the barrier.
-          res.once('close', admission.release);
-          if (admission.delayMs > 0) setTimeout(() => !res.destroyed && forward(req, res, body), admission.delayMs);
-          else forward(req, res, body);
+          // Held until DynamoDB Local has answered (for a transaction on disk, past the barrier),
+          // whether or not the client still waits: the transaction goes on without it, as on AWS.
+          const send = () => (res.destroyed ? admission.release() : forward(req, res, body, admission.release));
+          if (admission.delayMs > 0) setTimeout(send, admission.delayMs);
+          else send();
         },
         () => res.destroy(),
       );
     });
   };
 
-  /** Sends the request on (its body already read, or still to be piped). */
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined) => {
+  /**
+   * Sends the request on (its body already read, or still to be piped). `release` (conflict
+   * mode's hold on its items) is called once DynamoDB Local has answered it, before the answer is
+   * passed on, or when DynamoDB Local is gone, or after HOLD_LIMIT_MS at the latest.
+   */
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, release?: () => void) => {
     const transaction = options.commitBarrier === true && TRANSACTIONS.has(String(req.headers['x-amz-target']));
+    let released = false;
+    const letGo = () => {
+      if (released) return;
+      released = true;
+      release?.();
+    };
+    if (release) setTimeout(letGo, HOLD_LIMIT_MS).unref();
     const upstream = request({ host: hostname, port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
-      if (!transaction || answer.statusCode !== 200) {
+      if (!release && (!transaction || answer.statusCode !== 200)) {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
         return;
       }
       const chunks: Buffer[] = [];
       answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-      answer.on('error', () => res.destroy());
+      answer.on('error', () => {
+        letGo();
+        res.destroy();
+      });
       answer.on('end', () => {
+        const deliver = (status: number, headers: OutgoingHttpHeaders, payload: Buffer | string) => {
+          letGo();
+          if (!res.destroyed) res.writeHead(status, headers).end(payload);
+        };
+        if (!transaction || answer.statusCode !== 200) return deliver(answer.statusCode ?? 502, answer.headers, Buffer.concat(chunks));
         const wait = () => barrier(hostname, port, req.headers, agent);
         // One retry: java may close a kept-alive socket just as it is reused.
         wait()
           .catch(wait)
           .then(
-            () => !res.destroyed && res.writeHead(200, answer.headers).end(Buffer.concat(chunks)),
+            () => deliver(200, answer.headers, Buffer.concat(chunks)),
             // Not known to be committed: not acknowledged. The SDK retries with the same ClientRequestToken.
-            () => !res.destroyed && res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' }).end(NOT_CONFIRMED),
+            () => deliver(500, { 'content-type': 'application/x-amz-json-1.0' }, NOT_CONFIRMED),
           );
       });
     });
     // DynamoDB Local gone: the client sees a dropped connection, as it would without the proxy.
-    upstream.on('error', () => res.destroy());
+    upstream.on('error', () => {
+      letGo();
+      res.destroy();
+    });
+    // A client that leaves takes its request with it, unless conflict mode holds its items: then
+    // DynamoDB Local's answer is awaited (and dropped), so the items are held as long as it works on it.
     res.on('close', () => {
-      if (!res.writableFinished) upstream.destroy();
+      if (!res.writableFinished && !release) upstream.destroy();
     });
     if (body) upstream.end(body);
     else req.pipe(upstream);
