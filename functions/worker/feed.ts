@@ -8,9 +8,9 @@
  *
  * A stream record can be lost (given up on after the mapping's retries). The pending item is
  * not: it stays in its partition, and in the sweep index, until it is numbered. So numbering
- * never trusts the batch alone. It reads the partition's pending items first (one strongly
- * consistent Query, usually just the batch's own), and numbers any that were written before
- * the batch and are still waiting (their records were lost) ahead of it; and the sweeper
+ * never trusts the batch alone. It reads the partition's pending items written up to the batch's
+ * first (their keys sort by the write's time: one strongly consistent Query of a range, usually
+ * just that first one), and numbers any still waiting (their records were lost) ahead of it; and the sweeper
  * (./sweeper.ts) numbers, with the same code, the changes of a repository whose stream has
  * gone quiet (`sweepFeed`). Order among changes numbered without their records is by the time
  * the write recorded (`at`), and each item's changes always go by version.
@@ -18,6 +18,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { FEED_DAYS } from '#core/limits';
 import type { Change } from '#core/resources';
+import { pendingWrittenBy } from '#core/store/changes';
 import {
   ConditionFailed,
   check,
@@ -49,14 +50,18 @@ const PER_TRANSACTION = 32;
  */
 export async function sequenceChanges(repositoryId: string, run: readonly PendingChange[]): Promise<void> {
   if (run.length === 0) return;
-  const present = await pendingChanges(repositoryId);
-  const inRun = new Set(run.map((p) => p.key.SK));
   const first = run.reduce((earliest, p) => (p.change.at < earliest ? p.change.at : earliest), run[0]!.change.at);
-  // Written before this run and not numbered: a lost record's change (or one a slow write committed late).
-  const before = byTime(present.filter((p) => !inRun.has(p.key.SK) && p.change.at <= first));
-  // What a retried batch already numbered is no longer there.
-  const stillPending = new Set(present.map((p) => p.key.SK));
-  await numberInOrder(repositoryId, itemsByVersion([...before, ...run.filter((p) => stillPending.has(p.key.SK))]));
+  // The pending changes written up to the run's first (keys sort by time): normally the first
+  // itself; more only where records were lost (or a slow write committed late).
+  const upTo = pendingWrittenBy(first);
+  const present = await pendingChanges(repositoryId, upTo);
+  const inRun = new Set(run.map((p) => p.key.SK));
+  const before = byTime(present.filter((p) => !inRun.has(p.key.SK)));
+  // What a retried batch already numbered is no longer there (known for keys in the range read;
+  // the others are found out by the numbering's conditions).
+  const presentKeys = new Set(present.map((p) => p.key.SK));
+  const stillPending = run.filter((p) => p.key.SK > upTo || presentKeys.has(p.key.SK));
+  await numberInOrder(repositoryId, itemsByVersion([...before, ...stillPending]));
 }
 
 /**
@@ -65,21 +70,21 @@ export async function sequenceChanges(repositoryId: string, run: readonly Pendin
  * a change numbered by one is skipped by the other.
  */
 export async function sweepFeed(repositoryId: string, cutoff: string): Promise<number> {
-  const due = byTime((await pendingChanges(repositoryId)).filter((p) => p.change.at <= cutoff));
+  const due = byTime((await pendingChanges(repositoryId, pendingWrittenBy(cutoff))).filter((p) => p.change.at <= cutoff));
   await numberInOrder(repositoryId, itemsByVersion(due));
   return due.length;
 }
 
-/** Every pending change of a repository's feed, read strongly consistent. */
-async function pendingChanges(repositoryId: string): Promise<PendingChange[]> {
+/** The pending changes of a repository's feed with keys up to `upTo` (written by then), read strongly consistent. */
+async function pendingChanges(repositoryId: string, upTo: string): Promise<PendingChange[]> {
   const pending: PendingChange[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await db().send(
       new QueryCommand({
         TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :pending)',
-        ExpressionAttributeValues: { ':pk': feedSequenceKey(repositoryId).PK, ':pending': FEED_PENDING_PREFIX },
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': feedSequenceKey(repositoryId).PK, ':from': FEED_PENDING_PREFIX, ':to': upTo },
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),

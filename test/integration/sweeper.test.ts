@@ -7,6 +7,8 @@
  * The sweeper runs as its declared function (lib/local/permissions.ts), so a grant it lacks fails here.
  */
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '#core/ids';
 import type { Caller } from '#core/resources';
@@ -157,6 +159,33 @@ describe('the sweeper', () => {
     const published = events.map((e) => JSON.parse(e.Detail)).filter((d) => d.repositoryId === repository.id);
     expect(new Set(published.map((d) => d.seq))).toEqual(new Set(changes.map((c) => c.seq)));
   }, 120_000);
+
+  it('numbers changes whose records were lost ahead of a later change the stream delivers, so none is overtaken', async () => {
+    const owner = newCaller();
+    const repository = await createRepository(owner, { name: `Overtaken ${newId()}`, description: '' });
+    const folder = await createFolder(owner, { parentId: repository.rootFolderId, name: 'Notes' });
+    const document = await createDocument(owner, { folderId: folder.id, name: 'a.txt', content: 'v1', contentType: 'text/plain' });
+    await updateDocument(owner, { id: document.id, content: 'v2' }, {});
+    const lost = (await feedOf(repository.id)).filter((item) => item.SK.startsWith('P#'));
+    expect(lost).toHaveLength(3);
+    await updateDocument(owner, { id: document.id, content: 'v3' }, {});
+    const later = (await feedOf(repository.id)).find((item) => item.SK.startsWith('P#') && item.version === 3)!;
+
+    // Only the last change's record reaches the worker (the others' were given up on).
+    const record = {
+      eventName: 'INSERT',
+      dynamodb: { Keys: marshall({ PK: later.PK, SK: later.SK }), NewImage: marshall(later), SequenceNumber: '1' },
+    } as unknown as DynamoDBRecord;
+    const answer = await runAsFunction(workerFunction, () => streamHandler({ Records: [record] }));
+    expect(answer.batchItemFailures).toEqual([]);
+    const changes = expectWellNumbered(await feedOf(repository.id), 4);
+    expect(changes.map((c) => [c.type, c.id, c.version])).toEqual([
+      ['created', folder.id, 1],
+      ['created', document.id, 1],
+      ['updated', document.id, 2],
+      ['updated', document.id, 3],
+    ]);
+  });
 
   it('finishes a trash task whose stream record was lost, and the tasks it starts', async () => {
     const owner = newCaller();

@@ -17,9 +17,22 @@ export const CHANGE_STEP = 'change';
 
 /** The transaction step that records `change` in its repository's feed. */
 export const recordChange = (repositoryId: string, change: Change): TransactItem => {
-  const changeId = randomUUID();
+  const unique = randomUUID();
+  // `P#<at>#<uuid>`: pending changes sort by the time of their write, so the worker reads the
+  // ones written before a batch (functions/worker/feed.ts) with a range, not the whole partition.
   return put(
-    { ...pendingChangeKey(repositoryId, changeId), ...change, repositoryId, ...sweepAttributes(changeId, change.at) },
+    {
+      ...pendingChangeKey(repositoryId, pendingChangeId(change.at, unique)),
+      ...change,
+      repositoryId,
+      ...sweepAttributes(unique, change.at),
+    },
     itemIsAbsent,
   );
 };
+
+/** A pending change's id: the write's time (ISO, fixed width), then a UUID. */
+export const pendingChangeId = (at: string, unique: string) => `${at}#${unique}`;
+
+/** The greatest pending-change sort key written at or before `at` (ids compare by their time first). */
+export const pendingWrittenBy = (at: string) => pendingChangeKey('', `${at}~`).SK;
