@@ -7,6 +7,16 @@
  *
  * One gap is by design and not generated here: `content` has a byte limit (413), which JSON
  * Schema cannot express; the document states it in words and bounds it by `maxLength`.
+ *
+ * What this can and cannot catch. openapi.json is generated from these zod schemas, so where a
+ * rule is a plain zod constraint (types, required fields, enums, min/max) the two sides are one
+ * rule converted, and only a converter bug could make them disagree. They can disagree, and
+ * this is what the file is for (fast, no database), where the service's rule is code the
+ * converter cannot see: check functions whose rules `meta` restates by hand for the document
+ * (names, well-formed text, lengths in code points), `isUserId` against the `userId` pattern,
+ * the parsers of `{version}`, `cursor` and `If-Match` against theirs. Whether the running
+ * service answers as the document's request schemas say is checked end to end, on every JSON
+ * body the property test sends (test/contract/service.test.ts, `expectServiceAgrees`).
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
