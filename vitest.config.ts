@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // Where each test file records the operations it got answers from (test/support/route-coverage.ts).
 process.env.ROUTE_COVERAGE_FILE ??= join(tmpdir(), `documents-route-coverage-${randomBytes(6).toString('hex')}.jsonl`);
@@ -22,6 +23,42 @@ const FAST = [
   'test/infra/stack.test.ts',
 ];
 
+/**
+ * The longest files of the database tier (vitest's JSON report, README: Test it), started first:
+ * two files run at a time, and a long file started last (cdk synth bundling every function) kept
+ * one worker busy minutes after the other had finished. A fresh clone has no timings cached, and
+ * vitest would start the largest files first, which are not the longest.
+ */
+const LONGEST_FIRST = [
+  'test/infra/synth.test.ts',
+  'test/e2e/members.test.ts',
+  'test/e2e/trash.test.ts',
+  'test/e2e/lifecycle.test.ts',
+  'test/integration/durability.test.ts',
+  'test/infra/bundles.test.ts',
+  'test/integration/worker-restart.test.ts',
+  'test/contract/service.test.ts',
+  'test/e2e/role-matrix.test.ts',
+  'test/e2e/readme.test.ts',
+  'test/integration/dynamodb-local.test.ts',
+  'test/contract/prism.test.ts',
+];
+
+class LongestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const index = LONGEST_FIRST.findIndex((file) => spec.moduleId.endsWith(`/${file}`));
+      return index < 0 ? LONGEST_FIRST.length : index;
+    };
+    const order = new Map(sorted.map((spec, index) => [spec, index]));
+    return [...sorted].sort(
+      (a, b) =>
+        a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder || rank(a) - rank(b) || order.get(a)! - order.get(b)!,
+    );
+  }
+}
+
 const databaseTier = { globalSetup: ['test/global-setup.ts'], setupFiles: ['test/support/drop-tables.ts'] };
 
 // .ci/run sets TEST_REPORT_DIR: each vitest run (one per npm script) writes its JSON report there.
@@ -41,7 +78,10 @@ export default defineConfig({
     // Two files at a time on this 2-core machine (vitest's default would be one: cores - 1).
     // Each file of the database tier has a DynamoDB Local of its own (test/global-setup.ts).
     maxWorkers: 2,
-    testTimeout: 30_000,
+    // 60 s: two files at a time share the 2 cores with their DynamoDB Locals, and on a machine
+    // loaded by other work a bundles test took just over 30 s (a timeout is for a hang, not a budget).
+    testTimeout: 60_000,
+    sequence: { sequencer: LongestFirst },
     hookTimeout: 60_000,
     env: {
       // The SDK's "Node 22 will be required in 2027" notice is noise in test output.
