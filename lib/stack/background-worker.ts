@@ -148,8 +148,9 @@ export class BackgroundWorker extends Construct {
     sweeper.addToRolePolicy(
       new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/${sweepIndex.name}`] }),
     );
-    // The next scheduled sweep is the retry.
-    sweeper.configureAsyncInvoke({ retryAttempts: 0 });
+    // The next scheduled sweep is the retry; a scheduled invocation that waited out a whole
+    // interval (throttled behind a long sweep: reserved concurrency 1) is dropped, not piled up.
+    sweeper.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(sweeping.intervalMinutes) });
     new Rule(this, 'SweepSchedule', {
       description: 'Runs the sweeper: background work the stream did not finish (docs/operations.md)',
       schedule: Schedule.rate(Duration.minutes(sweeping.intervalMinutes)),

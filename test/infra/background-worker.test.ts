@@ -119,6 +119,12 @@ describe('the sweeper', () => {
     const sweeper = resources('AWS::Lambda::Function')[sweeperId()]!.Properties;
     expect(sweeper.Timeout).toBeGreaterThan(sweeping.budgetSeconds);
     expect(sweeper.Timeout).toBeLessThanOrEqual(sweeping.intervalMinutes * 60);
+    // No retry of a failed sweep (the next one is), no pile of sweeps queued behind a long one.
+    template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
+      FunctionName: { Ref: sweeperId() },
+      MaximumRetryAttempts: 0,
+      MaximumEventAgeInSeconds: sweeping.intervalMinutes * 60,
+    });
     expect(alarmOn('Errors')).toMatchObject({ Dimensions: [{ Name: 'FunctionName', Value: { Ref: sweeperId() } }] });
   });
 

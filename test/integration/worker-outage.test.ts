@@ -18,7 +18,7 @@ import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from '#lib/local/
 import { type LocalService, startLocalService } from '#lib/local/service';
 import { sweepNow } from '#lib/local/worker';
 import { killEverythingOn, processesMentioning } from '#test/support/child-service';
-import { Api, ensure, type Folder, inBatches } from '#test/support/http';
+import { Api, ensure, inBatches, newDocument, newFolder } from '#test/support/http';
 import { expectInvariants } from '#test/support/invariants';
 
 const TABLE = 'worker-outage';
@@ -99,19 +99,14 @@ async function workDone(timeoutMs: number): Promise<void> {
   }
 }
 
-/** A folder of FOLDERS sub folders of DOCUMENTS documents each. */
+/** A folder of FOLDERS sub folders of DOCUMENTS documents each (set-up: a 503 of a loaded database is sent again). */
 async function bigFolder(parentId: string, name: string) {
-  const folder = ensure(await api.post('/folder', { parentId, name }), 201).body as Folder;
-  const subs = await inBatches(
-    [...Array(FOLDERS).keys()],
-    4,
-    async (i) => ensure(await api.post('/folder', { parentId: folder.id, name: `sub ${i}` }), 201).body as Folder,
-  );
+  const folder = await newFolder(api, parentId, name);
+  const subs = await inBatches([...Array(FOLDERS).keys()], 4, (i) => newFolder(api, folder.id, `sub ${i}`));
   const documents = await inBatches(
     subs.flatMap((sub) => [...Array(DOCUMENTS).keys()].map((i) => ({ sub, i }))),
     8,
-    async ({ sub, i }) =>
-      ensure(await api.post('/document', { folderId: sub.id, name: `d${i}.txt`, content: `${i}` }), 201).body.id as string,
+    async ({ sub, i }) => (await newDocument(api, sub.id, { name: `d${i}.txt`, content: `${i}` })).id,
   );
   return { folder, documents };
 }
