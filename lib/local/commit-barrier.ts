@@ -105,8 +105,9 @@ export async function startDynamoDbProxy(target: string, options: DynamoDbProxyO
 
   /**
    * Sends the request on (its body already read, or still to be piped). `release` (conflict
-   * mode's hold on its items) is called once DynamoDB Local has answered it, before the answer is
-   * passed on, or when DynamoDB Local is gone, or after HOLD_LIMIT_MS at the latest.
+   * mode's hold on its items) is called once DynamoDB Local has answered it (before the commit
+   * barrier: java has applied it by then), before the answer is passed on, or when DynamoDB Local
+   * is gone, or after HOLD_LIMIT_MS at the latest.
    */
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, release?: () => void) => {
     const transaction = options.commitBarrier === true && TRANSACTIONS.has(String(req.headers['x-amz-target']));
@@ -135,6 +136,9 @@ export async function startDynamoDbProxy(target: string, options: DynamoDbProxyO
           if (!res.destroyed) res.writeHead(status, headers).end(payload);
         };
         if (!transaction || answer.statusCode !== 200) return deliver(answer.statusCode ?? 502, answer.headers, Buffer.concat(chunks));
+        // Java has applied it (its COMMIT queued, so whatever comes next sees it): DynamoDB's
+        // transaction is over. The barrier below is DynamoDB Local's durability, not part of it.
+        letGo();
         const wait = () => barrier(hostname, port, req.headers, agent);
         // One retry: java may close a kept-alive socket just as it is reused.
         wait()

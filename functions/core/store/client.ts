@@ -87,18 +87,27 @@ const backoff = (attempt: number) => sleep(Math.random() * Math.min(200, 10 * 2 
  * A conflict says nothing about the conditions: the transaction is simply sent again once the
  * other is likely done. DynamoDB holds an item for a transaction's duration (~10–30 ms on AWS,
  * DynamoDB Local's queue time here), and a cancelled attempt is cheap (refused before any
- * work), so the waits stay short: full jitter from CONFLICT_BASE_MS doubling to at most
- * CONFLICT_CAP_MS, no fixed schedule that would make the same writers collide again, and a
- * late writer keeps trying often enough to get its turn on a hot item (N writers on one item
- * get through one after another). Bounded by time, not by a count: CONFLICT_BUDGET_MS (and at
- * most CONFLICT_RETRIES), then 503, well inside the functions' 20 s timeout. Measured with
- * conflict mode: docs/data-model.md (Writes).
+ * work), so the waits stay short and random (full jitter: no schedule that would make the same
+ * writers collide again). They first double from CONFLICT_BASE_MS up to CONFLICT_CAP_MS, to
+ * spread a burst; then they shorten again by CONFLICT_AGING_MS an attempt, down to
+ * CONFLICT_FLOOR_MS: on a hot item (writers taking turns on one folder) whoever tries first after
+ * the holder is done gets in, and with waits that shorten the longer a writer has waited, the
+ * early ones come first instead of some losing the draw time after time. Bounded by time:
+ * CONFLICT_BUDGET_MS (and at most CONFLICT_RETRIES), then 503, well inside the functions' 20 s
+ * timeout. Measured with conflict mode: docs/data-model.md (Writes).
  */
-const CONFLICT_RETRIES = 60;
-const CONFLICT_BUDGET_MS = 6_000;
+const CONFLICT_RETRIES = 120;
+const CONFLICT_BUDGET_MS = 10_000;
 const CONFLICT_BASE_MS = 5;
 const CONFLICT_CAP_MS = 80;
-const conflictBackoff = (attempt: number) => sleep(Math.random() * Math.min(CONFLICT_CAP_MS, CONFLICT_BASE_MS * 2 ** (attempt + 1)));
+const CONFLICT_AGING_MS = 5;
+const CONFLICT_FLOOR_MS = 10;
+const CONFLICT_PEAK = Math.log2(CONFLICT_CAP_MS / CONFLICT_BASE_MS) - 1;
+const conflictWait = (attempt: number) =>
+  attempt <= CONFLICT_PEAK
+    ? Math.min(CONFLICT_CAP_MS, CONFLICT_BASE_MS * 2 ** (attempt + 1))
+    : Math.max(CONFLICT_FLOOR_MS, CONFLICT_CAP_MS - CONFLICT_AGING_MS * (attempt - CONFLICT_PEAK));
+const conflictBackoff = (attempt: number) => sleep(Math.random() * conflictWait(attempt));
 
 /**
  * Steps whose key may be chosen again on each attempt (a role check on one of the caller's
