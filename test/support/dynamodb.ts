@@ -19,7 +19,12 @@ let lease: Promise<{ id: string; endpoint: string }> | undefined;
  */
 export async function fileDatabase(): Promise<string> {
   lease ??= (async () => {
-    const res = await fetch(`${inject('dynamodbBroker')}/lease`, { method: 'POST' });
+    const broker = inject('dynamodbBroker');
+    if (!broker)
+      throw new Error(
+        'no DynamoDB Local here: the fast tier (vitest.config.ts: FAST) has none; a test that needs one belongs to the suite',
+      );
+    const res = await fetch(`${broker}/lease`, { method: 'POST' });
     const body = (await res.json()) as { id: string; endpoint: string; message?: string };
     if (!res.ok) throw new Error(`no DynamoDB Local for this test file: ${body.message}`);
     return body;
