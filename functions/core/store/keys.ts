@@ -13,7 +13,7 @@
  *   DOC#<docId>          DOC                          document, with content
  *   DOC#<docId>          REV#<version>                revision: a version's metadata (10 digits, so versions sort as numbers)
  *   DOC#<docId>          CONTENT#<version>            the content a version set, until the next version that changed it
- *   FEED#<repoId>        P#<uuid>                     change written by a request, not yet in the feed
+ *   FEED#<repoId>        P#<at>#<uuid>                change written by a request, not yet in the feed
  *   FEED#<repoId>        S#<seq>                      change in the feed (12 digits)
  *   FEED#<repoId>        SEQ                          the feed's last sequence number
  *   TASK#<taskId>        TASK                         background work (a subtree to trash, restore, purge…)
