@@ -10,7 +10,8 @@
  * not: it stays in its partition, and in the sweep index, until it is numbered. So numbering
  * never trusts the batch alone. It reads the partition's pending items written up to the batch's
  * first (their keys sort by the write's time: one strongly consistent Query of a range, usually
- * just that first one), and numbers any still waiting (their records were lost) ahead of it; and the sweeper
+ * just that first one), and numbers ahead of it those still waiting whose records were lost (an
+ * item of the batch, or waiting past the sweeper's grace); and the sweeper
  * (./sweeper.ts) numbers, with the same code, the changes of a repository whose stream has
  * gone quiet (`sweepFeed`). Order among changes numbered without their records is by the time
  * the write recorded (`at`), and each item's changes always go by version.
@@ -34,6 +35,7 @@ import {
   update,
 } from '#core/store/client';
 import { FEED_PENDING_PREFIX, feedSequenceKey, type Key, repositoryKey, sequencedChangeKey } from '#core/store/keys';
+import { sweeping } from './delivery';
 
 export interface PendingChange {
   key: Key;
@@ -56,7 +58,13 @@ export async function sequenceChanges(repositoryId: string, run: readonly Pendin
   const upTo = pendingWrittenBy(first);
   const present = await pendingChanges(repositoryId, upTo);
   const inRun = new Set(run.map((p) => p.key.SK));
-  const before = byTime(present.filter((p) => !inRun.has(p.key.SK)));
+  // Of those, only the changes whose records were lost go first: an item of the run (its
+  // versions must keep their order), or one waiting past the sweeper's grace. A younger one of
+  // another item is a write that started before the run's first but committed after it (a
+  // transaction retried through conflicts): its own record follows, and the feed keeps commit order.
+  const itemsInRun = new Set(run.map(itemOf));
+  const lostBy = new Date(Date.now() - sweepGraceSeconds() * 1000).toISOString();
+  const before = byTime(present.filter((p) => !inRun.has(p.key.SK) && (itemsInRun.has(itemOf(p)) || p.change.at <= lostBy)));
   // What a retried batch already numbered is no longer there (known for keys in the range read;
   // the others are found out by the numbering's conditions).
   const presentKeys = new Set(present.map((p) => p.key.SK));
@@ -97,6 +105,14 @@ async function pendingChanges(repositoryId: string, upTo: string): Promise<Pendi
   return pending;
 }
 
+const itemOf = (p: PendingChange) => `${p.change.kind}:${p.change.id}`;
+
+/** When a waiting change is presumed lost: the sweeper's grace (SWEEP_GRACE_SECONDS locally, as the local sweeper reads it). */
+function sweepGraceSeconds(): number {
+  const local = Number(process.env.SWEEP_GRACE_SECONDS);
+  return process.env.SWEEP_GRACE_SECONDS !== undefined && Number.isFinite(local) && local >= 0 ? local : sweeping.graceSeconds;
+}
+
 /** Oldest first by the write's time (`at`); a stable sort keeps ties as they were. */
 const byTime = (changes: readonly PendingChange[]) =>
   [...changes].sort((a, b) => (a.change.at < b.change.at ? -1 : a.change.at > b.change.at ? 1 : 0));
@@ -109,7 +125,7 @@ export function itemsByVersion(changes: readonly PendingChange[]): PendingChange
   const places = new Map<string, number[]>();
   changes.forEach((p, i) => {
     if (typeof p.change.version !== 'number') return;
-    const item = `${p.change.kind}:${p.change.id}`;
+    const item = itemOf(p);
     places.set(item, [...(places.get(item) ?? []), i]);
   });
   const ordered = [...changes];
