@@ -187,40 +187,38 @@ export async function startDynamoDbProxy(target: string, options: DynamoDbProxyO
 }
 
 /** Resolves once a ListTables sent now has been answered 200 (so every job queued before it has run). */
-function barrier(host: string, port: string, headers: IncomingHttpHeaders, agent: Agent): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const call = request(
-      {
-        host,
-        port,
-        method: 'POST',
-        path: '/',
-        agent,
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amz-target': 'DynamoDB_20120810.ListTables',
-          'content-length': Buffer.byteLength(BARRIER_BODY),
-          // DynamoDB Local reads the caller's credentials from it (and checks no signature).
-          ...(headers.authorization ? { authorization: headers.authorization } : {}),
-          ...(headers['x-amz-date'] ? { 'x-amz-date': headers['x-amz-date'] } : {}),
-        },
-      },
-      (answer) => {
-        answer.resume();
-        answer.on('end', () => (answer.statusCode === 200 ? resolve() : reject(new Error(`ListTables answered ${answer.statusCode}`))));
-        answer.on('error', reject);
-      },
-    );
-    call.on('error', reject);
-    call.end(BARRIER_BODY);
-  });
+async function barrier(host: string, port: string, headers: IncomingHttpHeaders, agent: Agent): Promise<void> {
+  // DynamoDB Local reads the caller's credentials from it (and checks no signature).
+  const credentials = {
+    ...(headers.authorization ? { authorization: headers.authorization } : {}),
+    ...(headers['x-amz-date'] ? { 'x-amz-date': headers['x-amz-date'] } : {}),
+  };
+  await call(host, port, agent, 'ListTables', BARRIER_BODY, credentials);
 }
 
 /** The key attribute names of `table` (partition, then sort), from DescribeTable. */
-function keySchema(host: string, port: string, table: string, agent: Agent): Promise<readonly string[]> {
-  const body = JSON.stringify({ TableName: table });
+async function keySchema(host: string, port: string, table: string, agent: Agent): Promise<readonly string[]> {
+  // DynamoDB Local with -sharedDb ignores who asks, but wants credentials named.
+  const credentials = {
+    authorization: 'AWS4-HMAC-SHA256 Credential=local/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+  };
+  const answer = await call(host, port, agent, 'DescribeTable', JSON.stringify({ TableName: table }), credentials);
+  const { Table } = JSON.parse(answer) as { Table?: { KeySchema?: { AttributeName: string; KeyType: string }[] } };
+  const schema = Table?.KeySchema ?? [];
+  return ['HASH', 'RANGE'].flatMap((type) => schema.filter((k) => k.KeyType === type).map((k) => k.AttributeName));
+}
+
+/** One DynamoDB API call of the proxy's own, straight to java; its body when answered 200. */
+function call(
+  host: string,
+  port: string,
+  agent: Agent,
+  operation: string,
+  body: string,
+  credentials: IncomingHttpHeaders,
+): Promise<string> {
   return new Promise((resolve, reject) => {
-    const call = request(
+    const sent = request(
       {
         host,
         port,
@@ -229,27 +227,23 @@ function keySchema(host: string, port: string, table: string, agent: Agent): Pro
         agent,
         headers: {
           'content-type': 'application/x-amz-json-1.0',
-          'x-amz-target': 'DynamoDB_20120810.DescribeTable',
+          'x-amz-target': `DynamoDB_20120810.${operation}`,
           'content-length': Buffer.byteLength(body),
-          // DynamoDB Local with -sharedDb ignores who asks, but wants credentials named.
-          authorization: 'AWS4-HMAC-SHA256 Credential=local/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+          ...credentials,
         },
       },
       (answer) => {
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));
         answer.on('error', reject);
-        answer.on('end', () => {
-          if (answer.statusCode !== 200) return reject(new Error(`DescribeTable answered ${answer.statusCode}`));
-          const { Table } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-            Table?: { KeySchema?: { AttributeName: string; KeyType: string }[] };
-          };
-          const schema = Table?.KeySchema ?? [];
-          resolve(['HASH', 'RANGE'].flatMap((type) => schema.filter((k) => k.KeyType === type).map((k) => k.AttributeName)));
-        });
+        answer.on('end', () =>
+          answer.statusCode === 200
+            ? resolve(Buffer.concat(chunks).toString('utf8'))
+            : reject(new Error(`${operation} answered ${answer.statusCode}`)),
+        );
       },
     );
-    call.on('error', reject);
-    call.end(body);
+    sent.on('error', reject);
+    sent.end(body);
   });
 }

@@ -7,13 +7,13 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HttpError } from '#core/errors';
 import type { Caller } from '#core/resources';
 import { db, tableName } from '#core/store/client';
 import { ACL_BUCKETS, aclBucket, aclKeyOfBucket, aclLanes, memberKey, profileKey, repositoryKey, roleAttribute } from '#core/store/keys';
 import { listMembers, putMember, removeMember } from '#core/store/members';
 import { createRepository, deleteRepository, listRepositories } from '#core/store/repositories';
 import { rawItem, useTestTable } from '#test/support/dynamodb';
+import { settledStatus } from '#test/support/errors';
 
 beforeAll(async () => {
   await useTestTable();
@@ -23,15 +23,6 @@ const newCaller = (): Caller => ({ userId: `user-${randomUUID()}` });
 /** A user id whose role lives in the same bucket as `of`'s. */
 function sameBucketAs(of: string): string {
   for (let i = 0; ; i++) if (aclBucket(`neighbour-${i}`) === aclBucket(of) && `neighbour-${i}` !== of) return `neighbour-${i}`;
-}
-async function statusOf(promise: Promise<unknown>): Promise<number | 'ok'> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (error) {
-    if (error instanceof HttpError) return error.status;
-    throw error;
-  }
 }
 /** The member's role, the same in each of their lanes (keys.ts: ACL_LANES). */
 const roleIn = async (repositoryId: string, userId: string) => {
@@ -64,11 +55,11 @@ describe('a member in the caller’s own role bucket', () => {
     // The neighbour steps the first owner down: both in one bucket, one step.
     await putMember({ userId: neighbour }, repository.id, owner.userId, 'viewer');
     expect(await roleIn(repository.id, owner.userId)).toBe('viewer');
-    expect(await statusOf(putMember(owner, repository.id, neighbour, 'viewer'))).toBe(403);
-    expect(await statusOf(removeMember(owner, repository.id, neighbour))).toBe(403);
+    expect(await settledStatus(putMember(owner, repository.id, neighbour, 'viewer'))).toBe(403);
+    expect(await settledStatus(removeMember(owner, repository.id, neighbour))).toBe(403);
     await removeMember({ userId: neighbour }, repository.id, owner.userId);
     expect(await roleIn(repository.id, owner.userId)).toBeUndefined();
-    expect(await statusOf(removeMember(owner, repository.id, neighbour))).toBe(404);
+    expect(await settledStatus(removeMember(owner, repository.id, neighbour))).toBe(404);
     expect(await counts(repository.id)).toEqual({ members: 1, owners: 1, buckets: bucketsOf(owner.userId) });
   });
 });
@@ -126,7 +117,7 @@ describe('GET /{id}/members reads', () => {
   it('the caller’s bucket beside the page, and nothing of a repository they are not in', async () => {
     const owner = newCaller();
     const repository = await createRepository(owner, { name: 'R', description: '' });
-    expect(await statusOf(listMembers(newCaller(), repository.id, { limit: 10 }))).toBe(404);
+    expect(await settledStatus(listMembers(newCaller(), repository.id, { limit: 10 }))).toBe(404);
     const { Items } = await db().send(
       new QueryCommand({
         TableName: tableName(),

@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HttpError } from '#core/errors';
 import type { Caller } from '#core/resources';
 import { createDocument, updateDocument } from '#core/store/documents';
 import { createFolder } from '#core/store/folders';
@@ -13,21 +12,13 @@ import { ACL_LANES, aclKeyOfBucket, aclLanes, roleAttribute } from '#core/store/
 import { putMember, removeMember } from '#core/store/members';
 import { createRepository } from '#core/store/repositories';
 import { rawItem, useTestTable } from '#test/support/dynamodb';
+import { settledStatus } from '#test/support/errors';
 
 beforeAll(async () => {
   await useTestTable();
 });
 
 const newCaller = (): Caller => ({ userId: `user-${randomUUID()}` });
-async function statusOf(promise: Promise<unknown>): Promise<number | 'ok'> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (error) {
-    if (error instanceof HttpError) return error.status;
-    throw error;
-  }
-}
 const lanesOf = async (repositoryId: string, userId: string) =>
   Promise.all(aclLanes(userId).map(async (bucket) => (await rawItem(aclKeyOfBucket(repositoryId, bucket)))?.[roleAttribute(userId)]));
 
@@ -50,7 +41,8 @@ describe('role lanes', () => {
     expect(await lanesOf(repository.id, editor.userId)).toEqual(Array(ACL_LANES).fill('viewer'));
     // Writes one after another, each checking a lane at random: every lane refuses.
     const demoted: (number | 'ok')[] = [];
-    for (let i = 0; i < 3 * ACL_LANES; i++) demoted.push(await statusOf(updateDocument(editor, { id: document.id, content: 'b' }, {})));
+    for (let i = 0; i < 3 * ACL_LANES; i++)
+      demoted.push(await settledStatus(updateDocument(editor, { id: document.id, content: 'b' }, {})));
     expect(new Set(demoted)).toEqual(new Set([403]));
 
     await removeMember(owner, repository.id, editor.userId);
@@ -58,7 +50,7 @@ describe('role lanes', () => {
     const removed: (number | 'ok')[] = [];
     for (let i = 0; i < 3 * ACL_LANES; i++) {
       removed.push(
-        await statusOf(
+        await settledStatus(
           createDocument(editor, { folderId: repository.rootFolderId, name: `x${i}.txt`, content: 'x', contentType: 'text/plain' }),
         ),
       );
@@ -75,7 +67,7 @@ describe('role lanes', () => {
     for (let round = 0; round < 3; round++) {
       const outcomes = await Promise.all(
         folders.map((folder) =>
-          statusOf(createDocument(owner, { folderId: folder.id, name: `d${round}.txt`, content: 'x', contentType: 'text/plain' })),
+          settledStatus(createDocument(owner, { folderId: folder.id, name: `d${round}.txt`, content: 'x', contentType: 'text/plain' })),
         ),
       );
       expect(outcomes).toEqual(Array(8).fill('ok'));

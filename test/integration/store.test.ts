@@ -3,7 +3,6 @@
  * operation costs, and that racing writers cannot break uniqueness or versions.
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HttpError } from '#core/errors';
 import { newId } from '#core/ids';
 import type { Caller } from '#core/resources';
 import { createDocument, getDocument, updateDocument } from '#core/store/documents';
@@ -13,6 +12,7 @@ import { putMember } from '#core/store/members';
 import { createRepository, getRepository, listRepositories } from '#core/store/repositories';
 import { trashDocument } from '#core/store/trash';
 import { rawItem, recordStoreRequests, useTestTable } from '#test/support/dynamodb';
+import { settledStatus } from '#test/support/errors';
 
 const requests: string[] = [];
 let n = 0;
@@ -27,16 +27,6 @@ beforeAll(async () => {
 beforeEach(() => {
   requests.length = 0;
 });
-
-async function statusOf(promise: Promise<unknown>): Promise<number | 'ok'> {
-  try {
-    await promise;
-    return 'ok';
-  } catch (error) {
-    if (error instanceof HttpError) return error.status;
-    throw error;
-  }
-}
 
 /** Sort keys order by UTF-8 bytes; so does Buffer.compare. */
 const byKey = (a: string, b: string) => Buffer.compare(Buffer.from(a.toLowerCase()), Buffer.from(b.toLowerCase()));
@@ -86,9 +76,9 @@ describe('repositories', () => {
   it('hides a repository from non-members as if it did not exist', async () => {
     const repository = await createRepository(newCaller(), { name: 'Private', description: '' });
     const stranger = newCaller();
-    expect(await statusOf(getRepository(stranger, repository.id))).toBe(404);
-    expect(await statusOf(getRootFolder(stranger, repository.id))).toBe(404);
-    expect(await statusOf(getRepository(stranger, 'no-such-repository'))).toBe(404);
+    expect(await settledStatus(getRepository(stranger, repository.id))).toBe(404);
+    expect(await settledStatus(getRootFolder(stranger, repository.id))).toBe(404);
+    expect(await settledStatus(getRepository(stranger, 'no-such-repository'))).toBe(404);
   });
 });
 
@@ -156,7 +146,7 @@ describe('folders and documents', () => {
     await trashDocument(owner, document.id, {});
     expect(await rawItem(documentKey(document.id))).toMatchObject({ trash: { root: document.id } });
     expect(await rawItem(entryKey('documents', repository.rootFolderId, 'renamed.md'))).toBeUndefined();
-    expect(await statusOf(getDocument(owner, document.id))).toBe(404);
+    expect(await settledStatus(getDocument(owner, document.id))).toBe(404);
   });
 
   it('moves and renames a document’s folder entry with it', async () => {
@@ -177,11 +167,11 @@ describe('folders and documents', () => {
     const repository = await createRepository(owner, { name: 'R', description: '' });
     const root = repository.rootFolderId;
     await createFolder(owner, { parentId: root, name: 'Résumé' });
-    expect(await statusOf(newDocument(owner, root, 'RE\u0301SUME\u0301'))).toBe(409);
+    expect(await settledStatus(newDocument(owner, root, 'RE\u0301SUME\u0301'))).toBe(409);
     await newDocument(owner, root, 'plan.txt');
-    expect(await statusOf(createFolder(owner, { parentId: root, name: 'PLAN.TXT' }))).toBe(409);
+    expect(await settledStatus(createFolder(owner, { parentId: root, name: 'PLAN.TXT' }))).toBe(409);
     const other = await newDocument(owner, root, 'other.txt');
-    expect(await statusOf(updateDocument(owner, { id: other.id, name: 'Plan.txt' }, {}))).toBe(409);
+    expect(await settledStatus(updateDocument(owner, { id: other.id, name: 'Plan.txt' }, {}))).toBe(409);
     // Same name elsewhere is fine, and renaming to a different case of its own name is too.
     const sub = await createFolder(owner, { parentId: root, name: 'sub' });
     await newDocument(owner, sub.id, 'plan.txt');
@@ -193,12 +183,12 @@ describe('folders and documents', () => {
     const stranger = newCaller();
     const repository = await createRepository(owner, { name: 'R', description: '' });
     const document = await newDocument(owner, repository.rootFolderId, 'a');
-    expect(await statusOf(getDocument(stranger, document.id))).toBe(404);
-    expect(await statusOf(listDocuments(stranger, repository.rootFolderId, { limit: 5 }))).toBe(404);
-    expect(await statusOf(listFolders(stranger, repository.rootFolderId, { limit: 5 }))).toBe(404);
-    expect(await statusOf(newDocument(stranger, repository.rootFolderId, 'b'))).toBe(404);
-    expect(await statusOf(updateDocument(stranger, { id: document.id, content: 'x' }, {}))).toBe(404);
-    expect(await statusOf(trashDocument(stranger, document.id, {}))).toBe(404);
+    expect(await settledStatus(getDocument(stranger, document.id))).toBe(404);
+    expect(await settledStatus(listDocuments(stranger, repository.rootFolderId, { limit: 5 }))).toBe(404);
+    expect(await settledStatus(listFolders(stranger, repository.rootFolderId, { limit: 5 }))).toBe(404);
+    expect(await settledStatus(newDocument(stranger, repository.rootFolderId, 'b'))).toBe(404);
+    expect(await settledStatus(updateDocument(stranger, { id: document.id, content: 'x' }, {}))).toBe(404);
+    expect(await settledStatus(trashDocument(stranger, document.id, {}))).toBe(404);
     expect((await getDocument(owner, document.id)).content).toBe('hello');
   });
 });
@@ -207,7 +197,7 @@ describe('creates: one transaction whose conditions decide the answer', () => {
   /** Status of a create, and the requests it made (always at most the one transaction). */
   async function attempt(create: () => Promise<unknown>) {
     requests.length = 0;
-    const status = await statusOf(create());
+    const status = await settledStatus(create());
     return { status, requests: [...requests] };
   }
   const one = (status: number | 'ok') => ({ status, requests: ['TransactWriteItems'] });
@@ -286,8 +276,8 @@ describe('creates: one transaction whose conditions decide the answer', () => {
 
   it('leaves no trace of a refused create', async () => {
     const { viewer, editor, folder } = await repositoryWithRoles();
-    expect(await statusOf(newDocument(viewer, folder.id, 'fresh.txt'))).toBe(403);
-    expect(await statusOf(createFolder(editor, { parentId: folder.id, name: 'Taken.txt' }))).toBe(409);
+    expect(await settledStatus(newDocument(viewer, folder.id, 'fresh.txt'))).toBe(403);
+    expect(await settledStatus(createFolder(editor, { parentId: folder.id, name: 'Taken.txt' }))).toBe(409);
     expect(await rawItem(entryKey('documents', folder.id, 'fresh.txt'))).toBeUndefined();
     expect(await rawItem(entryKey('folders', folder.id, 'taken.txt'))).toBeUndefined();
     const listed = await listDocuments(editor, folder.id, { limit: 10 });
@@ -301,7 +291,7 @@ describe('creates: one transaction whose conditions decide the answer', () => {
     await createFolder(editor, { parentId: folder.id, name: 'Folder' });
     for (const name of ['TAKEN.txt', 'folder']) {
       requests.length = 0;
-      expect(await statusOf(updateDocument(editor, { id: document.id, name }, {}))).toBe(409);
+      expect(await settledStatus(updateDocument(editor, { id: document.id, name }, {}))).toBe(409);
       expect(requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
     }
     expect(await getDocument(editor, document.id)).toMatchObject({ name: 'mine.txt', version: 1 });
@@ -314,7 +304,7 @@ describe('concurrency', () => {
     const owner = newCaller();
     const repository = await createRepository(owner, { name: 'R', description: '' });
     const names = ['race.txt', 'RACE.txt', 'Race.TXT', 'race.txt', 'rAce.txt', 'race.TXT', 'RACE.TXT', 'race.txt'];
-    const results = await Promise.all(names.map((name) => statusOf(newDocument(owner, repository.rootFolderId, name))));
+    const results = await Promise.all(names.map((name) => settledStatus(newDocument(owner, repository.rootFolderId, name))));
     expect(results.filter((r) => r === 'ok')).toHaveLength(1);
     expect(results.filter((r) => r === 409)).toHaveLength(7);
     expect((await listDocuments(owner, repository.rootFolderId, { limit: 50 })).items).toHaveLength(1);
@@ -325,7 +315,7 @@ describe('concurrency', () => {
     const repository = await createRepository(owner, { name: 'R', description: '' });
     const document = await newDocument(owner, repository.rootFolderId, 'doc');
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => statusOf(updateDocument(owner, { id: document.id, content: `v${i}` }, { version: 1 }))),
+      Array.from({ length: 8 }, (_, i) => settledStatus(updateDocument(owner, { id: document.id, content: `v${i}` }, { version: 1 }))),
     );
     expect(results.filter((r) => r === 'ok')).toHaveLength(1);
     expect(results.filter((r) => r === 412)).toHaveLength(7);
@@ -366,7 +356,7 @@ describe('paging', () => {
     expect(seen).toEqual([...names].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? -1 : 1)));
 
     const first = await listDocuments(owner, repository.rootFolderId, { limit: 5 });
-    expect(await statusOf(listFolders(owner, repository.rootFolderId, { limit: 5, nextToken: first.nextToken }))).toBe(400);
+    expect(await settledStatus(listFolders(owner, repository.rootFolderId, { limit: 5, nextToken: first.nextToken }))).toBe(400);
   });
 
   it('keeps each list to its own kind on every page, whatever the names', async () => {

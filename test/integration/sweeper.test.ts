@@ -26,7 +26,7 @@ import { localClient } from '#lib/local/dynamodb-local';
 import { ensureIndexes } from '#lib/local/layout-version';
 import { enforcePermissions, runAsFunction } from '#lib/local/permissions';
 import { type StreamFeeder, startStreamFeeder } from '#lib/local/stream-feeder';
-import { createTestTable } from '#test/support/dynamodb';
+import { createTestTable, useTestTable } from '#test/support/dynamodb';
 import { findViolations, scanTable } from '#test/support/invariants';
 
 type Item = Record<string, any>;
@@ -37,17 +37,9 @@ let n = 0;
 const newCaller = (): Caller => ({ userId: `sweeper-${Date.now()}-${n++}` });
 
 beforeAll(async () => {
-  ({ endpoint, tableName } = await createTestTable());
+  ({ endpoint, tableName } = await useTestTable());
   await ensureIndexes(endpoint, tableName);
-  Object.assign(process.env, {
-    TABLE_NAME: tableName,
-    DYNAMODB_ENDPOINT: endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    PAGING_TOKEN_SECRET: 'integration-secret',
-    LOG_LEVEL: 'SILENT',
-  });
+  process.env.LOG_LEVEL = 'SILENT';
   enforcePermissions(dynamodb());
   setEventSink(async (published) => {
     events.push(...published);

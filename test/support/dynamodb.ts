@@ -59,7 +59,7 @@ export async function createTestTable(endpoint?: string): Promise<{ endpoint: st
 }
 
 /** A fresh table, and this process's environment pointed at it: the store's functions called directly use it. */
-export async function useTestTable(): Promise<void> {
+export async function useTestTable(): Promise<{ endpoint: string; tableName: string }> {
   const { endpoint, tableName } = await createTestTable();
   Object.assign(process.env, {
     TABLE_NAME: tableName,
@@ -69,6 +69,7 @@ export async function useTestTable(): Promise<void> {
     AWS_SECRET_ACCESS_KEY: 'local',
     PAGING_TOKEN_SECRET: 'integration-secret',
   });
+  return { endpoint, tableName };
 }
 
 /**
