@@ -14,10 +14,11 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fallbackRoute, routes, workerFunction } from '#functions/routes';
+import { fallbackRoute, routes, sweeperFunction, workerFunction } from '#functions/routes';
 import { bundleHandler, projectRoot } from '#lib/bundling';
 import { localClient } from '#lib/local/dynamodb-local';
 import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
+import { ensureIndexes } from '#lib/local/layout-version';
 import { createTestTable } from '#test/support/dynamodb';
 
 const run = promisify(execFile);
@@ -92,6 +93,8 @@ async function invokeBundle(name: string, event: unknown, what = name): Promise<
 
 beforeAll(async () => {
   const table = await createTestTable();
+  // As the deployed table and `npm start`'s have it: the sweeper reads its index.
+  await ensureIndexes(table.endpoint, table.tableName);
   env = {
     TABLE_NAME: table.tableName,
     DYNAMODB_ENDPOINT: table.endpoint,
@@ -103,7 +106,7 @@ beforeAll(async () => {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   await Promise.all(
-    [...routes, fallbackRoute, workerFunction].map(async (route) => {
+    [...routes, fallbackRoute, workerFunction, sweeperFunction].map(async (route) => {
       const outdir = join(workdir, route.name);
       bundles.set(route.name, await bundleHandler(route.handler, outdir));
       // As the stack's afterBundling hook does: the files a route reads go beside its bundle.
@@ -209,6 +212,28 @@ describe('every deployed bundle answers a real request', () => {
     ]);
   });
 
+  it('runs the sweeper from its bundle: a change whose stream record never came is numbered into the feed', async () => {
+    const repo = await invoke('POST', '/', { body: { name: 'Swept' } });
+    await invoke('POST', '/document', { body: { folderId: repo.body.rootFolderId, name: 'unrecorded.txt' } });
+    const report = (await invokeBundle(sweeperFunction.name, { graceSeconds: 0 })) as { changes: number };
+    expect(report).toMatchObject({ failed: 0, left: 0 });
+    expect(report.changes).toBeGreaterThanOrEqual(1);
+    const feed =
+      (
+        await DynamoDBDocumentClient.from(localClient(env.DYNAMODB_ENDPOINT!)).send(
+          new QueryCommand({
+            TableName: env.TABLE_NAME,
+            KeyConditionExpression: 'PK = :pk',
+            ExpressionAttributeValues: { ':pk': `FEED#${repo.body.id}` },
+          }),
+        )
+      ).Items ?? [];
+    expect(feed.filter((item) => (item.SK as string).startsWith('P#'))).toEqual([]);
+    expect(feed.filter((item) => (item.SK as string).startsWith('S#')).map((item) => [item.seq, item.type, item.name])).toEqual([
+      [1, 'created', 'unrecorded.txt'],
+    ]);
+  });
+
   it('shares a repository through the bundled member handlers: roles given, checked, changed and taken away', async () => {
     const repo = await invoke('POST', '/', { body: { name: 'Shared by a bundle' } });
     const bob = 'auth0|bob@example.com'; // percent-encoded in the path, decoded for the handler
@@ -250,7 +275,7 @@ describe('every deployed bundle answers a real request', () => {
     expect((await invoke('GET', `/${repo.body.id}`)).status).toBe(404);
   });
 
-  it('has exercised every route of the route table, and the worker', () => {
-    expect([...invoked].sort()).toEqual([...routes, fallbackRoute, workerFunction].map((r) => r.name).sort());
+  it('has exercised every route of the route table, the worker and the sweeper', () => {
+    expect([...invoked].sort()).toEqual([...routes, fallbackRoute, workerFunction, sweeperFunction].map((r) => r.name).sort());
   });
 });
