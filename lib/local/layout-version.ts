@@ -84,10 +84,19 @@ export async function ensureIndexes(endpointOrClient: string | DynamoDBClient, t
     }
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const { Table: now } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-      const waiting = (now?.GlobalSecondaryIndexes ?? []).filter((index) => index.IndexStatus !== 'ACTIVE');
-      if (waiting.length === 0) return;
-      if (Date.now() > deadline) throw new Error(`The index ${waiting[0]!.IndexName} of ${tableName} did not become active in 30 s`);
+      let waiting: string | undefined;
+      try {
+        const { Table: now } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+        waiting = (now?.GlobalSecondaryIndexes ?? []).find((index) => index.IndexStatus !== 'ACTIVE')?.IndexName;
+        if (waiting === undefined) return;
+      } catch (error) {
+        // While it fills a new index, DynamoDB Local now and then answers DescribeTable with an
+        // InternalFailure (seen in a test run): a server fault, asked again until the deadline.
+        const { $fault, name } = error as { $fault?: string; name?: string };
+        const serverFault = $fault === 'server' || name === 'InternalFailure' || name === 'InternalServerError';
+        if (!serverFault || Date.now() > deadline) throw error;
+      }
+      if (Date.now() > deadline) throw new Error(`The index ${waiting} of ${tableName} did not become active in 30 s`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   } finally {
