@@ -248,24 +248,11 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
       await client.send(
         new CreateTableCommand({
           TableName: tableName,
-          // With its indexes from the start, as the stack makes it: adding one later (layout-version.ts's
-          // ensureIndexes, for older tables) has DynamoDB Local fill it, and it then sometimes fails a DescribeTable.
-          AttributeDefinitions: [
-            ...tableDefinition.attributes,
-            ...tableDefinition.globalSecondaryIndexes.flatMap((index) => [index.partitionKey, index.sortKey]),
-          ].map((a) => ({ AttributeName: a.name, AttributeType: a.type })),
+          AttributeDefinitions: tableDefinition.attributes.map((a) => ({ AttributeName: a.name, AttributeType: a.type })),
           KeySchema: [
             { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
             { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
           ],
-          GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
-            IndexName: index.name,
-            KeySchema: [
-              { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-              { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: index.projection },
-          })),
           BillingMode: tableDefinition.billing,
           StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.stream },
         }),
