@@ -8,19 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_MEMBERS, MAX_REPOSITORIES_PER_USER } from '#core/limits';
 import type { Member } from '#core/resources';
-import {
-  type Api,
-  ensure,
-  expectProblem,
-  inBatches,
-  listAll,
-  newRepository,
-  newUser,
-  type Repository,
-  removeMember,
-  setRole,
-  type User,
-} from '#test/support/http';
+import { ensure, expectProblem, inBatches, listAll, newRepository, newUser, removeMember, setRole, type User } from '#test/support/http';
+import { byCodePoint, listed, putMember as put, deleteMember as remove } from '#test/support/members';
 import { startTestService, type TestService } from '#test/support/service';
 
 const problem = (kind: string) => `urn:problem-type:documents:${kind}`;
@@ -37,20 +26,6 @@ beforeAll(async () => {
   alice = await newUser(svc);
 }, 60_000);
 afterAll(() => svc.stop());
-
-const memberPath = (repositoryId: string, userId: string) => `/${repositoryId}/members/${encodeURIComponent(userId)}`;
-const put = (api: Api, repositoryId: string, userId: string, role: unknown) =>
-  api.request('PUT', memberPath(repositoryId, userId), { json: { role } });
-const remove = (api: Api, repositoryId: string, userId: string) => api.request('DELETE', memberPath(repositoryId, userId));
-/** The caller's repositories as GET / lists them: id → role. */
-const listed = async (api: Api) => new Map((await listAll<Repository>(api, '/', 100)).items.map((r) => [r.id, r.role] as const));
-/** Code point order, which `Array.prototype.sort` (UTF-16 units) is not. */
-const byCodePoint = (a: string, b: string) => {
-  const x = [...a].map((c) => c.codePointAt(0)!);
-  const y = [...b].map((c) => c.codePointAt(0)!);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return x.length - y.length;
-};
 
 describe('limits', () => {
   it(`a repository has at most ${MAX_MEMBERS} members: the next is 409 member-limit`, async () => {

@@ -27,6 +27,7 @@ import {
   setRole,
   type User,
 } from '#test/support/http';
+import { byCodePoint, listed, memberPath, putMember as put, deleteMember as remove } from '#test/support/members';
 import { startTestService, type TestService } from '#test/support/service';
 
 type Role = Member['role'];
@@ -49,23 +50,10 @@ afterAll(() => svc.stop());
 
 /** A caller whose token has this `sub`. */
 const userWithSub = async (sub: string): Promise<User> => ({ sub, api: new Api(svc.url, await svc.issueToken(sub)) });
-const memberPath = (repositoryId: string, userId: string) => `/${repositoryId}/members/${encodeURIComponent(userId)}`;
-const put = (api: Api, repositoryId: string, userId: string, role: unknown) =>
-  api.request('PUT', memberPath(repositoryId, userId), { json: { role } });
-const remove = (api: Api, repositoryId: string, userId: string) => api.request('DELETE', memberPath(repositoryId, userId));
 const membersOf = async (api: Api, repositoryId: string) => (await listAll<Member>(api, `/${repositoryId}/members`, 100)).items;
 const memberChanges = async (repositoryId: string) => {
   await svc.worker.settled();
   return (feed.get(repositoryId) ?? []).filter((c) => c.kind === 'member');
-};
-/** The caller's repositories as GET / lists them: id → role. */
-const listed = async (api: Api) => new Map((await listAll<Repository>(api, '/', 100)).items.map((r) => [r.id, r.role] as const));
-/** Code point order, which `Array.prototype.sort` (UTF-16 units) is not. */
-const byCodePoint = (a: string, b: string) => {
-  const x = [...a].map((c) => c.codePointAt(0)!);
-  const y = [...b].map((c) => c.codePointAt(0)!);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
-  return x.length - y.length;
 };
 
 describe('PUT /{id}/members/{userId}', () => {

@@ -67,6 +67,18 @@ async function invoke(
   const json = /json/.test(headers['content-type'] ?? '') && text ? JSON.parse(text) : text;
   return { status: result.statusCode!, headers, body: json };
 }
+/** A repository's feed partition as stored: pending (`P#`) and numbered (`S#`) changes. */
+async function feedOf(repositoryId: string): Promise<Record<string, unknown>[]> {
+  const found = await DynamoDBDocumentClient.from(localClient(env.DYNAMODB_ENDPOINT!)).send(
+    new QueryCommand({
+      TableName: env.TABLE_NAME,
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': `FEED#${repositoryId}` },
+    }),
+  );
+  return found.Items ?? [];
+}
+
 const invoked = new Set<string>();
 
 /** Runs one function's bundle once, in a fresh Node process, with `event`; returns what its handler returned. */
@@ -180,16 +192,7 @@ describe('every deployed bundle answers a real request', () => {
     const repo = await invoke('POST', '/', { body: { name: 'Fed' } });
     await invoke('POST', '/document', { body: { folderId: repo.body.rootFolderId, name: 'one.txt' } });
     await invoke('POST', '/document', { body: { folderId: repo.body.rootFolderId, name: 'two.txt' } });
-    const feed = async () =>
-      (
-        await DynamoDBDocumentClient.from(localClient(env.DYNAMODB_ENDPOINT!)).send(
-          new QueryCommand({
-            TableName: env.TABLE_NAME,
-            KeyConditionExpression: 'PK = :pk',
-            ExpressionAttributeValues: { ':pk': `FEED#${repo.body.id}` },
-          }),
-        )
-      ).Items ?? [];
+    const feed = () => feedOf(repo.body.id);
     const pending = (await feed()).filter((item) => (item.SK as string).startsWith('P#'));
     expect(pending).toHaveLength(2);
     const records = pending.map((item, i) => ({
@@ -218,16 +221,7 @@ describe('every deployed bundle answers a real request', () => {
     const report = (await invokeBundle(sweeperFunction.name, { graceSeconds: 0 })) as { changes: number };
     expect(report).toMatchObject({ failed: 0, left: 0 });
     expect(report.changes).toBeGreaterThanOrEqual(1);
-    const feed =
-      (
-        await DynamoDBDocumentClient.from(localClient(env.DYNAMODB_ENDPOINT!)).send(
-          new QueryCommand({
-            TableName: env.TABLE_NAME,
-            KeyConditionExpression: 'PK = :pk',
-            ExpressionAttributeValues: { ':pk': `FEED#${repo.body.id}` },
-          }),
-        )
-      ).Items ?? [];
+    const feed = await feedOf(repo.body.id);
     expect(feed.filter((item) => (item.SK as string).startsWith('P#'))).toEqual([]);
     expect(feed.filter((item) => (item.SK as string).startsWith('S#')).map((item) => [item.seq, item.type, item.name])).toEqual([
       [1, 'created', 'unrecorded.txt'],
