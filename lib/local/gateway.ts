@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError, type ProblemKind, problemResponse } from '#core/errors';
-import type { JwtClaims, TokenVerifier } from './jwt';
+import { bearerToken, type JwtClaims, type TokenVerifier } from '#core/jwt';
 import {
   buildContext,
   buildEvent,
@@ -20,6 +20,8 @@ import {
   toGatewayResponse,
 } from './lambda-event';
 import { runAsFunction } from './permissions';
+
+export { bearerToken } from '#core/jwt';
 
 /** API Gateway's own payload limit (10 MB); the handlers enforce the service's smaller one (MAX_REQUEST_BODY_BYTES). */
 export const API_GATEWAY_MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
@@ -251,13 +253,6 @@ function lineBuffer(write: (text: string) => void): (line: string) => void {
     if (pending === '') setImmediate(flush);
     pending += `${line}\n`;
   };
-}
-
-/** API Gateway takes the token with or without the `Bearer ` prefix. */
-export function bearerToken(authorization: string | undefined): string | undefined {
-  if (!authorization) return undefined;
-  const token = authorization.replace(/^\s*bearer\s+/i, '').trim();
-  return token === '' ? undefined : token;
 }
 
 /**

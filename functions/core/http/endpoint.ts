@@ -9,7 +9,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context, APIGatewayProxyEventV2WithJWTAuthorizer as Event, APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
 import type * as z from 'zod/mini';
-import { callerOf } from '../auth';
+import { requestCaller } from '../auth';
 import { HttpError, problemResponse, toHttpError } from '../errors';
 import { logger } from '../logger';
 import { type Precondition, parseIfMatch } from '../preconditions';
@@ -133,7 +133,7 @@ export function endpoint<O extends JsonOperation>(
     }
   });
   async function answer(event: Event): Promise<Result> {
-    const caller = callerOf(event);
+    const caller = await requestCaller(event);
     const input = validateInput(operation, { params: event.pathParameters, query: event.queryStringParameters, body: event.body });
     const headers = event.headers ?? {};
     const version = (input.body as { version?: number } | undefined)?.version;
