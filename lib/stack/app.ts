@@ -12,6 +12,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { projectRoot } from '#lib/bundling';
 import { readConfig } from './config';
 import { DocumentsStack } from './documents-stack';
+import { prepareForSamLocal, samLocalRequested } from './sam-local';
 
 /** The context in cdk.json (feature flags and the environments), which the CLI passes to bin/app.ts. */
 export function projectContext(): Record<string, unknown> {
@@ -29,6 +30,8 @@ export function buildApp(props: AppProps = {}): { app: App; stack: DocumentsStac
     env: { account: config.account ?? process.env.CDK_DEFAULT_ACCOUNT, region: config.region ?? process.env.CDK_DEFAULT_REGION },
     description: `Online documents service (${config.environment}): HTTP API, one Lambda function per route, one DynamoDB table`,
   });
+  // The template for `sam local` only (./sam-local.ts); never deployable.
+  if (samLocalRequested(app.node.tryGetContext('samLocal'))) prepareForSamLocal(stack);
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
 }
