@@ -109,6 +109,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       const dynamodb: DynamoDbLocal = await startDynamoDbLocal(dynamodbDir ? { dataDir: dynamodbDir } : {});
       cleanups.push(() => dynamodb.stop());
       endpoint = dynamodb.endpoint;
+      // Where `npm run invoke` finds this DynamoDB Local (lib/local/sam/).
+      if (dynamodbDir) cleanups.push(await publishEndpoint(opts.dataDir, endpoint));
     }
     const tableName = opts.tableName ?? defaultTableName;
     await ensureTable(endpoint, tableName);
@@ -230,11 +232,27 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
+const ENDPOINT_FILE = 'dynamodb.endpoint';
+
+/** Writes where the DynamoDB Local on `dataDir` listens; returns the step that removes it. */
+async function publishEndpoint(dataDir: string, endpoint: string): Promise<() => Promise<void>> {
+  const path = join(dataDir, ENDPOINT_FILE);
+  await writeFile(path, `${endpoint}\n`);
+  return () => unlink(path).catch(() => {});
+}
+
+/** The endpoint of the DynamoDB Local a live local service runs on `dataDir`, if there is one. */
+export async function runningEndpoint(dataDir: string): Promise<string | undefined> {
+  const owner = Number((await readFile(join(dataDir, 'dynamodb.pid'), 'utf8').catch(() => '')).trim());
+  if (!owner || !isAlive(owner)) return undefined;
+  return (await readFile(join(dataDir, ENDPOINT_FILE), 'utf8').catch(() => '')).trim() || undefined;
+}
+
 /**
  * Marks `dataDir` as used by this process (`dynamodb.pid`). A lock left by a process that is
  * gone is taken over. Returns the release step.
  */
-async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
   const path = join(dataDir, 'dynamodb.pid');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
