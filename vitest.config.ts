@@ -31,6 +31,7 @@ const FAST = [
  */
 const LONGEST_FIRST = [
   'test/infra/synth.test.ts',
+  'test/e2e/template-mode.test.ts',
   'test/e2e/members.test.ts',
   'test/e2e/trash.test.ts',
   'test/e2e/lifecycle.test.ts',

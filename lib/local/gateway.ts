@@ -60,6 +60,8 @@ export interface GatewayOptions {
   /** Public documents served before routing, e.g. the local issuer's JWKS. Keyed by path. */
   publicDocuments?: (path: string) => unknown;
   loadHandler?: (name: string) => Promise<LambdaHandler>;
+  /** Which route a request takes; default the route table's (`resolveRoute`). The template mode gives the template's. */
+  resolve?: (method: string, path: string) => Resolution;
   /** One line per request; default stdout. */
   log?: (line: string) => void;
   /** Where handler failures are reported (never to the client); default stderr. */
@@ -96,7 +98,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     let resolution = resolutions.get(key);
     if (!resolution) {
       if (resolutions.size >= RESOLUTIONS_KEPT) resolutions.clear();
-      resolution = resolveRoute(method, path);
+      resolution = (options.resolve ?? resolveRoute)(method, path);
       resolutions.set(key, resolution);
     }
     return resolution;

@@ -12,7 +12,7 @@ import { referenceAssetFiles } from '#functions/routes';
 import { defaultTableName } from '#lib/table';
 import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-local';
 import { createGateway, type Gateway, type GatewayOptions, moduleHandlerLoader, problem, stdoutLines } from './gateway';
-import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, verifierFromEnv } from './jwt';
+import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, type TokenVerifier, verifierFromEnv } from './jwt';
 import { checkLayoutVersion, OldLayoutError } from './layout-version';
 import { enforcePermissions } from './permissions';
 import { type LocalWorker, startLocalWorker } from './worker';
@@ -43,6 +43,11 @@ export interface LocalServiceOptions {
    * the local issuer whatever the environment says (the default: tests never inherit a shell's issuer).
    */
   issuer?: 'environment' | 'local';
+  /**
+   * Routes, handlers and token checks of the gateway other than the route table's and the source
+   * modules' (`npm run start:template`: the synthesized template's, lib/local/sam/serve.ts).
+   */
+  routing?: Pick<GatewayOptions, 'resolve' | 'loadHandler'> & { verifier?: (local: TokenVerifier) => TokenVerifier };
 }
 
 export interface LocalService {
@@ -153,8 +158,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
 
     const localIssuer: LocalIssuer | undefined = auth.localIssuer;
     gateway = createGateway({
-      verifier: auth.verifier,
-      loadHandler,
+      verifier: opts.routing?.verifier?.(auth.verifier) ?? auth.verifier,
+      loadHandler: opts.routing?.loadHandler ?? loadHandler,
+      ...(opts.routing?.resolve ? { resolve: opts.routing.resolve } : {}),
       log,
       ...(opts.onAnswer ? { onAnswer: opts.onAnswer } : {}),
       ...(localIssuer ? { publicDocuments: (path: string) => issuerDocument(path, baseUrl, localIssuer) } : {}),
