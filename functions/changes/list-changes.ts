@@ -6,6 +6,8 @@ import { readChanges } from '#core/store/feed';
 
 export const operation = {
   tag: 'Changes',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.repository }, query: { cursor: 'latest' } }) },
   summary: "Follow a repository's changes",
   description:
     'The changes after `cursor`, oldest first, and the cursor to ask with next. Start with `cursor=latest`: an empty ' +

@@ -7,6 +7,8 @@ import { createDocument } from '#core/store/documents';
 
 export const operation = {
   tag: 'Documents',
+  access: 'editor',
+  example: { request: (s) => ({ body: { folderId: s.folder, name: `notes-${s.unique}.md`, content: '# Notes' } }) },
   summary: 'Create a document',
   description:
     'A document in `folderId`. `content` defaults to `""`, `contentType` to `text/plain; charset=utf-8`. ' +

@@ -7,6 +7,8 @@ import { trashDocument } from '#core/store/trash';
 
 export const operation = {
   tag: 'Documents',
+  access: 'editor',
+  example: { request: (s) => ({ params: { id: s.document } }), consumes: true },
   summary: 'Delete a document (to the trash)',
   description: "Moves the document to its repository's trash (`GET /{id}/trash`), from where it can be restored for 30 days.",
   params: idParams,

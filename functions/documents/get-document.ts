@@ -6,6 +6,8 @@ import { getDocument } from '#core/store/documents';
 
 export const operation = {
   tag: 'Documents',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.document } }) },
   summary: 'Get a document',
   params: idParams,
   success: { status: 200, description: 'The document, with its content.', body: 'Document', etag: true },

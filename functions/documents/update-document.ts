@@ -7,6 +7,8 @@ import { updateDocument } from '#core/store/documents';
 
 export const operation = {
   tag: 'Documents',
+  access: 'editor',
+  example: { request: (s) => ({ body: { id: s.document, content: 'Second draft' } }) },
   summary: 'Update or move a document',
   description:
     'Changes the fields sent; the others keep their value. `folderId` moves it to another folder of the same ' +

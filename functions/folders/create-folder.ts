@@ -7,6 +7,8 @@ import { createFolder } from '#core/store/folders';
 
 export const operation = {
   tag: 'Folders',
+  access: 'editor',
+  example: { request: (s) => ({ body: { parentId: s.folder, name: `Drafts ${s.unique}` } }) },
   summary: 'Create a folder',
   description: 'A sub folder of `parentId`. Needs the `owner` or `editor` role.',
   body: createFolderBody,

@@ -6,6 +6,8 @@ import { trashFolder } from '#core/store/trash';
 
 export const operation = {
   tag: 'Folders',
+  access: 'editor',
+  example: { request: (s) => ({ params: { id: s.folder } }), consumes: true },
   summary: 'Delete a folder (to the trash)',
   description:
     "Moves the folder and everything below it to its repository's trash (`GET /{id}/trash`), where it is one item, restorable " +

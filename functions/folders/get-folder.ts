@@ -6,6 +6,8 @@ import { getFolder } from '#core/store/folders';
 
 export const operation = {
   tag: 'Folders',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.folder } }) },
   summary: 'Get a folder',
   params: idParams,
   success: { status: 200, description: 'The folder.', body: 'Folder', etag: true },

@@ -6,6 +6,8 @@ import { listDocuments } from '#core/store/folders';
 
 export const operation = {
   tag: 'Folders',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.folder } }) },
   summary: "List a folder's documents",
   description: 'Documents directly in the folder, by name, case-insensitively; without `content`.',
   params: idParams,

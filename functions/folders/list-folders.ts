@@ -6,6 +6,8 @@ import { listFolders } from '#core/store/folders';
 
 export const operation = {
   tag: 'Folders',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.folder } }) },
   summary: "List a folder's sub folders",
   description: 'Direct sub folders only, by name, case-insensitively.',
   params: idParams,

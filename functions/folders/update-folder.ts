@@ -6,6 +6,8 @@ import { updateFolder } from '#core/store/folders';
 
 export const operation = {
   tag: 'Folders',
+  access: 'editor',
+  example: { request: (s) => ({ body: { id: s.folder, name: `Archive ${s.unique}` } }) },
   summary: 'Rename or move a folder',
   description:
     'Changes the fields sent. `parentId` moves it, with everything below it, into another folder of the same repository (a ' +

@@ -6,6 +6,8 @@ import { listMembers } from '#core/store/members';
 
 export const operation = {
   tag: 'Members',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.repository } }) },
   summary: "List a repository's members",
   description: 'Every member with their role, ordered by `userId` (by Unicode code point), in pages. Any member may list them.',
   params: idParams,

@@ -8,6 +8,8 @@ import { putMember } from '#core/store/members';
 
 export const operation = {
   tag: 'Members',
+  access: 'owner',
+  example: { request: (s) => ({ params: { id: s.repository, userId: `user-${s.unique}` }, body: { role: 'viewer' } }) },
   summary: 'Give a user a role, or change it',
   description:
     'Makes `userId` (any JWT `sub`: the user need not have called the API yet) a member with this role, or changes ' +

@@ -7,6 +7,8 @@ import { removeMember } from '#core/store/members';
 
 export const operation = {
   tag: 'Members',
+  access: 'owner',
+  example: { request: (s) => ({ params: { id: s.repository, userId: s.member } }), consumes: true },
   summary: 'Remove a member, or leave',
   description:
     'An owner removes any member; any member removes themselves (leaves). From the answer on, the user gets 404 for ' +

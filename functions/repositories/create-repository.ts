@@ -8,6 +8,8 @@ import { createRepository } from '#core/store/repositories';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'signed-in',
+  example: { request: (s) => ({ body: { name: `Project ${s.unique}` } }) },
   summary: 'Create a repository',
   description: 'Creates the repository, its root folder and your `owner` membership in one transaction.',
   body: createRepositoryBody,

@@ -6,6 +6,8 @@ import { deleteRepository } from '#core/store/repositories';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'owner',
+  example: { request: (s) => ({ params: { id: s.repository } }), consumes: true },
   summary: 'Delete a repository',
   description:
     'Owner only; permanent (nothing goes to the trash). From the answer on, the repository and everything in it is 404 for ' +

@@ -6,6 +6,8 @@ import { getRepository } from '#core/store/repositories';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.repository } }) },
   summary: 'Get a repository',
   params: idParams,
   success: { status: 200, description: 'The repository, with your role in it.', body: 'Repository', etag: true },

@@ -6,6 +6,8 @@ import { getRootFolder } from '#core/store/folders';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.repository } }) },
   summary: "Get a repository's root folder",
   params: idParams,
   success: { status: 200, description: 'The root folder (`parentId` is `null`).', body: 'Folder', etag: true },

@@ -6,6 +6,8 @@ import { listRepositories } from '#core/store/repositories';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'signed-in',
+  example: { request: () => ({}) },
   summary: 'List your repositories',
   description: 'The repositories you are a member of, with your role in each, by name.',
   query: pageQuery,

@@ -6,6 +6,8 @@ import { updateRepository } from '#core/store/repositories';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'owner',
+  example: { request: (s) => ({ params: { id: s.repository }, body: { description: 'Specs and meeting notes' } }) },
   summary: 'Rename a repository or change its description',
   description:
     'Owner only. Changes the fields sent; the others keep their value. A new name renames the root folder too. Every update ' +

@@ -6,6 +6,8 @@ import { getRevision } from '#core/store/revisions';
 
 export const operation = {
   tag: 'Revisions',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.document, version: '1' } }) },
   summary: 'Get a revision',
   description: 'One version of the document as it was written, with its content.',
   params: revisionParams,

@@ -6,6 +6,8 @@ import { listRevisions } from '#core/store/revisions';
 
 export const operation = {
   tag: 'Revisions',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.document } }) },
   summary: "List a document's revisions",
   description:
     'Every version of the document is a revision, the current one included, newest first, without content. ' +

@@ -6,6 +6,8 @@ import { restoreRevision } from '#core/store/revisions';
 
 export const operation = {
   tag: 'Revisions',
+  access: 'editor',
+  example: { request: (s) => ({ params: { id: s.document, version: '1' } }) },
   summary: 'Restore a revision',
   description:
     'Makes a new version of the document whose `content` and `contentType` are those of `{version}` (its name and ' +

@@ -6,6 +6,8 @@ import { purgeFromTrash } from '#core/store/trash';
 
 export const operation = {
   tag: 'Trash',
+  access: 'editor',
+  example: { request: (s) => ({ params: { id: s.repository, itemId: s.trashedDocument } }), consumes: true },
   summary: 'Delete an item of the trash permanently',
   description:
     'The document, or the folder and everything that was below it, is deleted for good: it leaves the trash at once, and its ' +

@@ -6,6 +6,8 @@ import { emptyTrash } from '#core/store/trash';
 
 export const operation = {
   tag: 'Trash',
+  access: 'owner',
+  example: { request: (s) => ({ params: { id: s.repository } }) },
   summary: 'Empty the trash',
   description:
     'Owner only. Everything in the trash is deleted for good: from the answer on the trash lists nothing deleted before it, and ' +

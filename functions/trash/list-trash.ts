@@ -6,6 +6,8 @@ import { listTrash } from '#core/store/trash';
 
 export const operation = {
   tag: 'Trash',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.repository } }) },
   summary: "List a repository's trash",
   description:
     'What was deleted and can still be restored, newest first. A deleted folder is one item; what was below it is not listed ' +

@@ -6,6 +6,8 @@ import { restoreFromTrash } from '#core/store/trash';
 
 export const operation = {
   tag: 'Trash',
+  access: 'editor',
+  example: { request: (s) => ({ params: { id: s.repository, itemId: s.trashedDocument } }), consumes: true },
   summary: 'Restore an item from the trash',
   description:
     'Puts the document or folder back where it was, with everything that was below it, and the same `version`. The body ' +
