@@ -5,6 +5,7 @@
  * avoid reading or writing, and the round trips that takes). Every scenario reads this list.
  */
 import { DEFAULT_PAGE_SIZE } from '#core/schemas';
+import { getDocumentPath } from '#core/store/document-path';
 import { createDocument, getDocument, updateDocument } from '#core/store/documents';
 import { readChanges } from '#core/store/feed';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders, updateFolder } from '#core/store/folders';
@@ -227,6 +228,18 @@ export const endpoints: Endpoint[] = [
     throughput: true,
     http: (f) => ({ method: 'GET', path: `/document/${f.documentId}` }),
     store: (f) => getDocument(f.caller, f.documentId),
+  },
+  {
+    name: 'GET /document/{id}/path',
+    status: 200,
+    minimum: {
+      roundTrips: 3,
+      reads: ['document', 'role', 'folder', 'folder'],
+      writes: [],
+      why: 'the document names its folder, the folder its ancestors (its path): each read needs the one before; the ancestors are read side by side',
+    },
+    http: (f) => ({ method: 'GET', path: `/document/${f.documentId}/path` }),
+    store: (f) => getDocumentPath(f.caller, f.documentId),
   },
   {
     name: 'POST /document',

@@ -174,6 +174,13 @@ export const routes: readonly Route[] = [
     dynamodb: READ,
   },
   {
+    name: 'GetDocumentPath',
+    method: 'GET',
+    path: '/document/{id}/path',
+    handler: handlerAt<typeof import('./documents/get-document-path')>('documents/get-document-path'),
+    dynamodb: READ,
+  },
+  {
     name: 'CreateDocument',
     method: 'POST',
     path: '/document',
