@@ -42,7 +42,7 @@ export function dynamodb(): DynamoDBClient {
     maxAttempts: 3,
     // Without throwOnRequestTimeout this SDK only logs a warning when requestTimeout passes, and
     // the request waits on: a database that accepts connections and never answers hung requests
-    // until API Gateway gave up (test/e2e/faults.test.ts).
+    // until API Gateway gave up (test/api/faults.test.ts).
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
   });
   // At `initialize`, outside the SDK's retries: one record per request made.

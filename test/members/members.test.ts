@@ -319,7 +319,7 @@ describe('a repository keeps at least one owner', () => {
   });
 });
 
-// The member and repository limits: test/e2e/limits.test.ts (run with the limits lowered, so they seed 4, not 999).
+// The member and repository limits: test/repositories/limits.test.ts (run with the limits lowered, so they seed 4, not 999).
 
 describe('GET /{id}/members', () => {
   it('pages by user id in code point order (not UTF-16 order); a token of another list is 400', async () => {

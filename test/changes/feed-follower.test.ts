@@ -29,7 +29,7 @@ import { startTestService, type TestService } from '#test/support/service';
 const CLIENTS = 4;
 const OPERATIONS_PER_CLIENT = 40;
 /** New each run, printed, and named in a failure: FEED_FOLLOWER_SEED=<seed> (or SEED=<seed>) replays it. */
-const SEED = takeSeed('feed-follower', 'test/e2e/feed-follower.test.ts', 'FEED_FOLLOWER_SEED');
+const SEED = takeSeed('feed-follower', 'test/changes/feed-follower.test.ts', 'FEED_FOLLOWER_SEED');
 
 let svc: TestService;
 let repository: Repository;
