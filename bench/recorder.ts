@@ -6,8 +6,8 @@
  * client of its own (not recorded), since the larger image decides the bill.
  */
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, type Item, tableName } from '#core/store/client';
-import type { Key } from '#core/store/keys';
+import { db, type Item, tableName } from '#core/db/client';
+import type { Key } from '#core/items/keys';
 import { localClient } from '#lib/local/dynamodb-local';
 import { itemSize, readUnits, transactionalWriteUnits } from '#test/support/item-size';
 

@@ -10,7 +10,7 @@
  *   ms); 256 would save $0.006 per million GET /document/{id} ($1.491 vs $1.497), so 512 stays
  *   until runs agree. More than 512 costs more per call than it saves in time.
  * - 20 s: the DynamoDB client gives up after 3 attempts of at most 4 s each (1 s to connect,
- *   3 s per request: functions/core/store/client.ts), so the handler answers 503 itself before
+ *   3 s per request: functions/core/db/client.ts), so the handler answers 503 itself before
  *   Lambda cuts it off (which API Gateway would report as a bare 500) and well inside API
  *   Gateway's 30 s integration limit.
  */

@@ -18,10 +18,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HttpError } from '#core/errors';
+import { createDocument } from '#core/items/document';
+import { putMember } from '#core/items/member';
+import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
-import { createDocument } from '#core/store/documents';
-import { putMember } from '#core/store/members';
-import { createRepository } from '#core/store/repositories';
 import { startLocalService } from '#lib/local/service';
 import type { Request } from '../endpoints';
 import { hammer, median, quantile, round, send, type Target } from '../load';

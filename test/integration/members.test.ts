@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '#core/db/client';
+import { ACL_BUCKETS, aclBucket, aclKeyOfBucket, aclLanes, memberKey, profileKey, repositoryKey, roleAttribute } from '#core/items/keys';
+import { listMembers, putMember, removeMember } from '#core/items/member';
+import { createRepository, deleteRepository, listRepositories } from '#core/items/repository';
 import type { Caller } from '#core/resources';
-import { db, tableName } from '#core/store/client';
-import { ACL_BUCKETS, aclBucket, aclKeyOfBucket, aclLanes, memberKey, profileKey, repositoryKey, roleAttribute } from '#core/store/keys';
-import { listMembers, putMember, removeMember } from '#core/store/members';
-import { createRepository, deleteRepository, listRepositories } from '#core/store/repositories';
 import { rawItem, useTestTable } from '#test/support/dynamodb';
 import { settledStatus } from '#test/support/errors';
 
