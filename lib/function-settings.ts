@@ -5,7 +5,7 @@
  *   within 100 ms and its cold module load within 1 s (bench/results.md, cost). Less is slower
  *   than it saves; more costs more per call than it saves in time.
  * - 20 s: the DynamoDB client gives up after 3 attempts of at most 4 s each (1 s to connect, 3 s
- *   per request: functions/core/store/client.ts), so the handler answers 503 itself before Lambda
+ *   per request: functions/core/db/client.ts), so the handler answers 503 itself before Lambda
  *   cuts it off (which API Gateway would report as a bare 500), well inside API Gateway's 30 s.
  */
 import { routes } from '#functions/routes';

@@ -1,8 +1,8 @@
 /** GET /{id}/changes — a repository's change feed after a cursor. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
+import { readChanges } from '#core/items/change';
 import { changesQuery, idParams } from '#core/schemas';
-import { readChanges } from '#core/store/feed';
 
 export const operation = {
   tag: 'Changes',

@@ -2,8 +2,8 @@
 
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
+import { createDocument } from '#core/items/document';
 import { createDocumentBody } from '#core/schemas';
-import { createDocument } from '#core/store/documents';
 
 export const operation = {
   tag: 'Documents',

@@ -3,7 +3,7 @@
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { idParams } from '#core/schemas';
-import { trashDocument } from '#core/store/trash';
+import { trashDocument } from '#core/use-cases/trash';
 
 export const operation = {
   tag: 'Documents',

@@ -2,7 +2,7 @@
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
 import { idParams } from '#core/schemas';
-import { getDocumentPath } from '#core/store/document-path';
+import { getDocumentPath } from '#core/use-cases/document-path';
 
 export const operation = {
   tag: 'Documents',

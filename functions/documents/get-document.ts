@@ -1,8 +1,8 @@
 /** GET /document/{id} — one document with its content and ETag. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
+import { getDocument } from '#core/items/document';
 import { idParams } from '#core/schemas';
-import { getDocument } from '#core/store/documents';
 
 export const operation = {
   tag: 'Documents',

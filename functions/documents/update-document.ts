@@ -2,8 +2,8 @@
 
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
+import { updateDocument } from '#core/items/document';
 import { updateDocumentBody } from '#core/schemas';
-import { updateDocument } from '#core/store/documents';
 
 export const operation = {
   tag: 'Documents',

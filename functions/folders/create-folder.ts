@@ -2,8 +2,8 @@
 
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
+import { createFolder } from '#core/items/folder';
 import { createFolderBody } from '#core/schemas';
-import { createFolder } from '#core/store/folders';
 
 export const operation = {
   tag: 'Folders',

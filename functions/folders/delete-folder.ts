@@ -2,7 +2,7 @@
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { deleteFolderQuery, idParams } from '#core/schemas';
-import { trashFolder } from '#core/store/trash';
+import { trashFolder } from '#core/use-cases/trash';
 
 export const operation = {
   tag: 'Folders',

@@ -1,8 +1,8 @@
 /** GET /folder/{id} — one folder. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
+import { getFolder } from '#core/items/folder';
 import { idParams } from '#core/schemas';
-import { getFolder } from '#core/store/folders';
 
 export const operation = {
   tag: 'Folders',

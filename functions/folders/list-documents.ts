@@ -1,8 +1,8 @@
 /** GET /folder/{id}/documents — the documents directly in the folder, by name, without content. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
+import { listDocuments } from '#core/items/folder';
 import { idParams, pageQuery } from '#core/schemas';
-import { listDocuments } from '#core/store/folders';
 
 export const operation = {
   tag: 'Folders',

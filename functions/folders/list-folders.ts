@@ -1,8 +1,8 @@
 /** GET /folder/{id}/folders — the folder's direct sub folders, by name. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
+import { listFolders } from '#core/items/folder';
 import { idParams, pageQuery } from '#core/schemas';
-import { listFolders } from '#core/store/folders';
 
 export const operation = {
   tag: 'Folders',

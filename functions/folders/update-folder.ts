@@ -2,7 +2,7 @@
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { updateFolderBody } from '#core/schemas';
-import { updateFolder } from '#core/store/folders';
+import { updateFolder } from '#core/use-cases/move-folder';
 
 export const operation = {
   tag: 'Folders',

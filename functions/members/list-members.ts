@@ -1,8 +1,8 @@
 /** GET /{id}/members — the members of a repository, by user id (any member). */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
+import { listMembers } from '#core/items/member';
 import { idParams, pageQuery } from '#core/schemas';
-import { listMembers } from '#core/store/members';
 
 export const operation = {
   tag: 'Members',

@@ -2,9 +2,9 @@
 import { created } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
+import { putMember } from '#core/items/member';
 import { MAX_MEMBERS, MAX_REPOSITORIES_PER_USER } from '#core/limits';
 import { memberParams, putMemberBody } from '#core/schemas';
-import { putMember } from '#core/store/members';
 
 export const operation = {
   tag: 'Members',

@@ -2,8 +2,8 @@
 
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
+import { removeMember } from '#core/items/member';
 import { memberParams } from '#core/schemas';
-import { removeMember } from '#core/store/members';
 
 export const operation = {
   tag: 'Members',

@@ -2,9 +2,9 @@
 
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
+import { createRepository } from '#core/items/repository';
 import { MAX_REPOSITORIES_PER_USER } from '#core/limits';
 import { createRepositoryBody } from '#core/schemas';
-import { createRepository } from '#core/store/repositories';
 
 export const operation = {
   tag: 'Repositories',

@@ -1,8 +1,8 @@
 /** DELETE /{id} — delete a repository and everything in it, permanently (owner); guarded by If-Match. */
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
+import { deleteRepository } from '#core/items/repository';
 import { idParams } from '#core/schemas';
-import { deleteRepository } from '#core/store/repositories';
 
 export const operation = {
   tag: 'Repositories',

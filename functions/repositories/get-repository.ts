@@ -1,8 +1,8 @@
 /** GET /{id} — one repository, with the caller's role. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
+import { getRepository } from '#core/items/repository';
 import { idParams } from '#core/schemas';
-import { getRepository } from '#core/store/repositories';
 
 export const operation = {
   tag: 'Repositories',

@@ -1,8 +1,8 @@
 /** GET /{id}/folder — the repository's root folder. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
+import { getRootFolder } from '#core/items/folder';
 import { idParams } from '#core/schemas';
-import { getRootFolder } from '#core/store/folders';
 
 export const operation = {
   tag: 'Repositories',

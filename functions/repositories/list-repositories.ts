@@ -1,8 +1,8 @@
 /** GET / — the repositories the caller is a member of. */
 import { endpoint } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
+import { listRepositories } from '#core/items/repository';
 import { pageQuery } from '#core/schemas';
-import { listRepositories } from '#core/store/repositories';
 
 export const operation = {
   tag: 'Repositories',

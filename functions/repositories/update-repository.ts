@@ -1,8 +1,8 @@
 /** PUT /{id} — rename a repository or change its description (owner); guarded by If-Match / version. */
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
+import { updateRepository } from '#core/items/repository';
 import { idParams, updateRepositoryBody } from '#core/schemas';
-import { updateRepository } from '#core/store/repositories';
 
 export const operation = {
   tag: 'Repositories',

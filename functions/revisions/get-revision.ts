@@ -2,7 +2,7 @@
 import { endpoint } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
 import { revisionParams } from '#core/schemas';
-import { getRevision } from '#core/store/revisions';
+import { getRevision } from '#core/use-cases/revisions';
 
 export const operation = {
   tag: 'Revisions',

@@ -2,7 +2,7 @@
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
 import { idParams, pageQuery } from '#core/schemas';
-import { listRevisions } from '#core/store/revisions';
+import { listRevisions } from '#core/use-cases/revisions';
 
 export const operation = {
   tag: 'Revisions',

@@ -2,7 +2,7 @@
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { revisionParams } from '#core/schemas';
-import { restoreRevision } from '#core/store/revisions';
+import { restoreRevision } from '#core/use-cases/revisions';
 
 export const operation = {
   tag: 'Revisions',

@@ -2,7 +2,7 @@
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { trashItemParams } from '#core/schemas';
-import { purgeFromTrash } from '#core/store/trash';
+import { purgeFromTrash } from '#core/use-cases/purge';
 
 export const operation = {
   tag: 'Trash',

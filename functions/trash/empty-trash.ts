@@ -2,7 +2,7 @@
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { idParams } from '#core/schemas';
-import { emptyTrash } from '#core/store/trash';
+import { emptyTrash } from '#core/use-cases/purge';
 
 export const operation = {
   tag: 'Trash',

@@ -1,8 +1,8 @@
 /** GET /{id}/trash — the repository's trash, newest first. */
 import { endpoint } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
+import { listTrash } from '#core/items/trash';
 import { idParams, pageQuery } from '#core/schemas';
-import { listTrash } from '#core/store/trash';
 
 export const operation = {
   tag: 'Trash',

@@ -2,7 +2,7 @@
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { restoreBody, trashItemParams } from '#core/schemas';
-import { restoreFromTrash } from '#core/store/trash';
+import { restoreFromTrash } from '#core/use-cases/restore';
 
 export const operation = {
   tag: 'Trash',

@@ -1,6 +1,6 @@
 /**
  * Numbers each repository's changes into its feed. A write records its change as a pending
- * item in the repository's feed partition (core/store/changes.ts); the stream delivers those
+ * item in the repository's feed partition (core/items/change.ts); the stream delivers those
  * in commit order (one partition key), and this gives them consecutive sequence numbers, in
  * that order, in transactions that also remove the pending items: each change gets exactly one
  * number, a retried batch skips what it already numbered, and a gap in the numbers can only
@@ -17,24 +17,24 @@
  * the write recorded (`at`), and each item's changes always go by version.
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { FEED_DAYS } from '#core/limits';
-import type { Change } from '#core/resources';
-import { pendingWrittenBy } from '#core/store/changes';
 import {
   ConditionFailed,
   check,
   db,
   deleteItems,
   getItems,
-  itemIsAbsent,
   put,
   remove,
   type TransactItem,
   tableName,
   transactWrite,
   update,
-} from '#core/store/client';
-import { FEED_PENDING_PREFIX, feedSequenceKey, type Key, repositoryKey, sequencedChangeKey } from '#core/store/keys';
+} from '#core/db/client';
+import { itemExists, itemIsAbsent } from '#core/db/conditions';
+import { pendingWrittenBy } from '#core/items/change';
+import { FEED_PENDING_PREFIX, feedSequenceKey, type Key, repositoryKey, sequencedChangeKey } from '#core/items/keys';
+import { FEED_DAYS } from '#core/limits';
+import type { Change } from '#core/resources';
 import { sweeping } from './delivery';
 
 export interface PendingChange {
@@ -162,7 +162,7 @@ async function numberInOrder(repositoryId: string, pending: readonly PendingChan
 
 function numberingSteps(repositoryId: string, chunk: readonly PendingChange[], seq: number): Record<string, TransactItem> {
   const steps: Record<string, TransactItem> = {
-    repository: check(repositoryKey(repositoryId), { expression: 'attribute_exists(PK)' }),
+    repository: check(repositoryKey(repositoryId), itemExists),
     counter: update(
       feedSequenceKey(repositoryId),
       'SET #last = :last',
@@ -178,7 +178,7 @@ function numberingSteps(repositoryId: string, chunk: readonly PendingChange[], s
       { ...sequencedChangeKey(repositoryId, number), ...change, repositoryId, seq: number, expiresAt },
       itemIsAbsent,
     );
-    steps[`pending${i}`] = remove(key, { expression: 'attribute_exists(PK)' });
+    steps[`pending${i}`] = remove(key, itemExists);
   });
   return steps;
 }

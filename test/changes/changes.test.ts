@@ -8,8 +8,8 @@
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '#core/store/client';
-import { sequencedChangeKey } from '#core/store/keys';
+import { db, tableName } from '#core/db/client';
+import { sequencedChangeKey } from '#core/items/keys';
 import type { ChangeEvent } from '#functions/worker/events';
 import {
   Api,

@@ -9,12 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { db, tableName } from '#core/db/client';
+import { createDocument } from '#core/items/document';
+import { contentKey, documentKey, revisionKey } from '#core/items/keys';
+import { createRepository } from '#core/items/repository';
 import { DAY_MS } from '#core/limits';
 import type { Caller } from '#core/resources';
-import { db, tableName } from '#core/store/client';
-import { createDocument } from '#core/store/documents';
-import { contentKey, documentKey, revisionKey } from '#core/store/keys';
-import { createRepository } from '#core/store/repositories';
 import { rawItem } from '#test/support/dynamodb';
 import { Api, listAll } from '#test/support/http';
 import { startTestService, type TestService } from '#test/support/service';

@@ -4,7 +4,7 @@
  * the three endpoints, through the typed client (every answer checked against openapi.json).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentKey, revisionKey } from '#core/store/keys';
+import { contentKey, revisionKey } from '#core/items/keys';
 import { routes } from '#functions/routes';
 import { rawItem } from '#test/support/dynamodb';
 import {

@@ -1,7 +1,7 @@
 /**
  * The bundled handlers sign with the credentials Lambda puts in the environment, and with
  * nothing else: lib/bundling.ts swaps the SDK's default credential chain for
- * functions/core/store/env-credentials.ts. A stand-in DynamoDB endpoint records what the
+ * functions/core/db/sdk-stand-ins/env-credentials.ts. A stand-in DynamoDB endpoint records what the
  * bundle sends; a profile in ~/.aws/credentials proves the rest of the chain is gone.
  */
 import { execFile } from 'node:child_process';

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { deleteItems } from '#core/store/client';
+import { deleteItems } from '#core/db/client';
 import { type DynamoDbAction, dynamodbActionsOf, IDEMPOTENCY_ACTIONS, type Route, routes, workerFunction } from '#functions/routes';
 import { actionsNeeded, runAsFunction } from '#lib/local/permissions';
 import { ensure, expectProblem, type Folder, newFolder, newRepository, newUser, problemType } from '#test/support/http';

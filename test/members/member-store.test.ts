@@ -1,5 +1,5 @@
 /**
- * The member store (functions/core/store/members.ts) on DynamoDB Local, where the end-to-end
+ * The member store (functions/core/items/member.ts) on DynamoDB Local, where the end-to-end
  * tests cannot aim: a member whose role lives in the caller's own ACL bucket (one transaction
  * step for both), the items a member is kept in staying in step, and a repository delete that
  * races member changes leaving no role bucket behind.
@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '#core/db/client';
+import { ACL_BUCKETS, aclBucket, aclKeyOfBucket, aclLanes, memberKey, profileKey, repositoryKey, roleAttribute } from '#core/items/keys';
+import { listMembers, putMember, removeMember } from '#core/items/member';
+import { createRepository, deleteRepository, listRepositories } from '#core/items/repository';
 import type { Caller } from '#core/resources';
-import { db, tableName } from '#core/store/client';
-import { ACL_BUCKETS, aclBucket, aclKeyOfBucket, aclLanes, memberKey, profileKey, repositoryKey, roleAttribute } from '#core/store/keys';
-import { listMembers, putMember, removeMember } from '#core/store/members';
-import { createRepository, deleteRepository, listRepositories } from '#core/store/repositories';
 import { rawItem, useTestTable } from '#test/support/dynamodb';
 import { settledStatus } from '#test/support/errors';
 

@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createDocument, updateDocument } from '#core/items/document';
+import { createFolder } from '#core/items/folder';
+import { ACL_LANES, aclKeyOfBucket, aclLanes, roleAttribute } from '#core/items/keys';
+import { putMember, removeMember } from '#core/items/member';
+import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
-import { createDocument, updateDocument } from '#core/store/documents';
-import { createFolder } from '#core/store/folders';
-import { ACL_LANES, aclKeyOfBucket, aclLanes, roleAttribute } from '#core/store/keys';
-import { putMember, removeMember } from '#core/store/members';
-import { createRepository } from '#core/store/repositories';
 import { rawItem, useTestTable } from '#test/support/dynamodb';
 import { settledStatus } from '#test/support/errors';
 

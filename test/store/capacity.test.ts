@@ -5,12 +5,12 @@
  */
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '#core/store/client';
-import { createDocument, getDocument, updateDocument } from '#core/store/documents';
-import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/store/folders';
-import { measured, type StoreMetrics } from '#core/store/metrics';
-import { createRepository, getRepository, listRepositories } from '#core/store/repositories';
-import { trashDocument } from '#core/store/trash';
+import { db, tableName } from '#core/db/client';
+import { measured, type StoreMetrics } from '#core/db/metrics';
+import { createDocument, getDocument, updateDocument } from '#core/items/document';
+import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
+import { createRepository, getRepository, listRepositories } from '#core/items/repository';
+import { trashDocument } from '#core/use-cases/trash';
 import { createTestTable } from '#test/support/dynamodb';
 import { itemSize } from '#test/support/item-size';
 

@@ -4,13 +4,13 @@
  */
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '#core/ids';
+import { createDocument, getDocument, updateDocument } from '#core/items/document';
+import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
+import { contentKey, documentKey, entryKey, folderKey, revisionKey } from '#core/items/keys';
+import { putMember } from '#core/items/member';
+import { createRepository, getRepository, listRepositories } from '#core/items/repository';
 import type { Caller } from '#core/resources';
-import { createDocument, getDocument, updateDocument } from '#core/store/documents';
-import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/store/folders';
-import { contentKey, documentKey, entryKey, folderKey, revisionKey } from '#core/store/keys';
-import { putMember } from '#core/store/members';
-import { createRepository, getRepository, listRepositories } from '#core/store/repositories';
-import { trashDocument } from '#core/store/trash';
+import { trashDocument } from '#core/use-cases/trash';
 import { rawItem, recordStoreRequests, useTestTable } from '#test/support/dynamodb';
 import { settledStatus } from '#test/support/errors';
 

@@ -8,8 +8,8 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { db, tableName } from '#core/store/client';
-import { repositoryPartition, TRASH_PREFIX } from '#core/store/keys';
+import { db, tableName } from '#core/db/client';
+import { repositoryPartition, TRASH_PREFIX } from '#core/items/keys';
 import { type DynamoDbLocal, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { ensure, newDocument, newFolder, newRepository, newUser, type Repository, type User } from '#test/support/http';
 import { expectInvariants, scanTable } from '#test/support/invariants';

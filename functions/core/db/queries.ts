@@ -1,11 +1,20 @@
 /**
- * One page of a list: one strongly consistent Query over a partition's sort-key range,
- * whatever the list's size. Asks for one item more than the page to know whether another
- * page follows, so the last page never carries a token to an empty one.
+ * Queries: strongly consistent reads of a partition's sort-key range. A list's page (one Query
+ * whatever the list's size, its token signed by core/paging.ts), a plain range for background
+ * work, or a raw page of a Query.
  */
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { decodePageToken, encodePageToken } from '#core/paging';
 import type { PageQuery } from '#core/schemas';
-import { type Item, queryPage } from './client';
+import { db, type Item, tableName } from './client';
+
+export type QueryInput = Pick<QueryCommandInput, 'KeyConditionExpression' | 'ExpressionAttributeValues' | 'ExclusiveStartKey' | 'Limit'>;
+
+/** One page of a partition, strongly consistent, in sort-key order. */
+export async function queryPage(input: QueryInput): Promise<{ items: Item[]; lastKey?: Item }> {
+  const result = await db().send(new QueryCommand({ ...input, TableName: tableName(), ConsistentRead: true }));
+  return { items: result.Items ?? [], lastKey: result.LastEvaluatedKey };
+}
 
 export interface PageRequest {
   /** Identifies the list inside paging tokens. */
@@ -38,6 +47,9 @@ export function pageRequest(
 const prefixEnd = (prefix: string) => prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 
 /**
+ * One page of a list. Asks for one item more than the page to know whether another page
+ * follows, so the last page never carries a token to an empty one.
+ *
  * A later page names its range from where the last one ended (`BETWEEN`, the start itself
  * excluded by ExclusiveStartKey) rather than the whole prefix plus a start key: the same
  * items and cost on DynamoDB, and DynamoDB Local, which otherwise walks the prefix from its

@@ -1,62 +1,47 @@
 /**
- * Documents. A document is written with its entry in the folder (without content, for lists)
- * and the revision of its version, in one transaction: no version ever exists without its
- * revision. A revision is a small item (its metadata, and `contentVersion`: the version whose
- * content it has); content goes into an item of its own only at a version that changed it, so a
- * rename or a move copies nothing, and listing revisions never reads content.
+ * Documents (`DOC#<id>` / `DOC`). A document is written with its entry in the folder (without
+ * content, for lists) and the revision of its version (./revision.ts), in one transaction: no
+ * version ever exists without its revision. Content goes into an item of its own only at a
+ * version that changed it, so a rename or a move copies nothing. Deleting (to the trash):
+ * ../use-cases/trash.ts; restoring a revision: ../use-cases/revisions.ts.
  */
-import { authorize } from '../auth';
+
+import { ConditionFailed, check, type Item, optimistically, put, transactWrite } from '../db/client';
+import { itemIsAbsent } from '../db/conditions';
 import { conflict, notFound } from '../errors';
 import { newDocumentId, now } from '../ids';
 import { REVISIONS_KEPT } from '../limits';
 import { nameKey } from '../names';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Caller, ChangeType, Document, DocumentSummary } from '../resources';
-import { ACCESS_STEP, explainAccess, readWithRole, roleCheck } from './access';
-import { recordChange } from './changes';
-import { type Condition, ConditionFailed, check, type Item, itemIsAbsent, optimistically, put, remove, transactWrite } from './client';
-import { claimName, liveFolderIn, nameConflict, nameTaken, repositoryOfFolder, type TrashMark } from './folders';
-import { contentKey, documentKey, entryKey, folderKey, type Key, revisionKey } from './keys';
-import { checkMoveTarget, targetKeys } from './move-target';
-import { resourceOf } from './records';
+import { recordChange } from './change';
+import { claimName, entrySteps, nameConflict, nameTaken } from './entry';
+import { checkMoveTarget, liveFolderIn, repositoryOfFolder, targetKeys } from './folder';
+import { documentKey, folderKey, type Key } from './keys';
+import { resourceOf } from './resource-of';
+import { revisionSteps } from './revision';
+import { ACCESS_STEP, authorized, explainAccess, type Lookup, readWithRole, roleCheck } from './role';
+import { liveAtVersion, type TrashMark } from './trash';
 
 /** A document item: the resource, its name key, where its content's revision is, and a trash mark. */
 export type StoredDocument = Document & { nameKey: string; contentVersion: number; trash?: TrashMark };
 
 /** The document's entry in its folder: the resource without content. */
-const entryOf = (document: Document): DocumentSummary => {
+export const documentSummary = (document: Document): DocumentSummary => {
   const { content: _, ...summary } = document;
   return summary;
 };
 
-/** The steps that write a version's revision, and its content when the content changed at it. */
-export const revisionSteps = (document: Document, contentVersion: number) => ({
-  revision: put({
-    ...revisionKey(document.id, document.version),
-    version: document.version,
-    name: document.name,
-    contentType: document.contentType,
-    size: document.size,
-    updatedAt: document.updatedAt,
-    updatedBy: document.updatedBy,
-    contentVersion,
-  }),
-  ...(contentVersion === document.version
-    ? { content: put({ ...contentKey(document.id, document.version), content: document.content }) }
-    : {}),
-});
-
 /** A document and the caller's role in its repository. A document in the trash is missing. */
 export async function readDocument(caller: Caller, id: string, extraKeys: Key[] = []) {
   const { item, role, lookup } = await readWithRole(caller, documentKey(id), id, extraKeys);
-  const stored = item && !item.trash ? (item as Item & StoredDocument) : undefined;
-  return { stored, role: stored ? role : undefined, lookup };
+  const document = item && !item.trash ? (item as Item & StoredDocument) : undefined;
+  return document ? { item: document, role, lookup } : { item: undefined, role: undefined, lookup };
 }
 
 export async function getDocument(caller: Caller, id: string): Promise<Document> {
-  const { stored, role } = await readDocument(caller, id);
-  authorize(role, 'read', 'Document');
-  return resourceOf<Document>(stored!);
+  const { item: stored } = authorized(await readDocument(caller, id), 'read', 'Document');
+  return resourceOf<Document>(stored);
 }
 
 export interface NewDocument {
@@ -97,7 +82,7 @@ export async function createDocument(caller: Caller, input: NewDocument): Promis
         [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
         document: put({ ...documentKey(document.id), ...document, nameKey: key, contentVersion: 1 }, itemIsAbsent),
         ...revisionSteps(document, 1),
-        ...claimName('documents', input.folderId, key, entryOf(document)),
+        ...claimName('documents', input.folderId, key, documentSummary(document)),
         change: recordChange(repositoryId, changeOf('created', document, at, caller)),
       });
     } catch (error) {
@@ -139,7 +124,7 @@ export interface DocumentUpdate {
  */
 export interface DerivedUpdate {
   keys: Key[];
-  changes: (stored: StoredDocument, lookup: (key: Key) => Item | undefined) => Promise<Pick<DocumentUpdate, 'content' | 'contentType'>>;
+  changes: (stored: StoredDocument, lookup: Lookup) => Promise<Pick<DocumentUpdate, 'content' | 'contentType'>>;
 }
 
 /**
@@ -156,50 +141,45 @@ export function updateDocument(
   const { derive } = options;
   return optimistically(async () => {
     const targets = changes.folderId ? targetKeys(caller, changes.folderId) : [];
-    const { stored, role, lookup } = await readDocument(caller, changes.id, [...targets, ...(derive?.keys ?? [])]);
-    const update = derive && stored && role ? { ...changes, ...(await derive.changes(stored, lookup)) } : changes;
-    authorize(role, 'write', 'Document');
-    checkPrecondition(precondition, stored!.version);
-    const { repositoryId } = stored!;
-    const folderId = update.folderId ?? stored!.folderId;
-    const moving = folderId !== stored!.folderId;
+    const read = await readDocument(caller, changes.id, [...targets, ...(derive?.keys ?? [])]);
+    const { lookup } = read;
+    const update = derive && read.item && read.role ? { ...changes, ...(await derive.changes(read.item, lookup)) } : changes;
+    const { item: stored } = authorized(read, 'write', 'Document');
+    checkPrecondition(precondition, stored.version);
+    const { repositoryId } = stored;
+    const folderId = update.folderId ?? stored.folderId;
+    const moving = folderId !== stored.folderId;
     if (moving) checkMoveTarget(caller, lookup, folderId, repositoryId);
-    const contentChanged = update.content !== undefined && update.content !== stored!.content;
-    const content = update.content ?? stored!.content;
+    const contentChanged = update.content !== undefined && update.content !== stored.content;
+    const content = update.content ?? stored.content;
     const at = now();
     const next: Document = {
-      ...resourceOf<Document>(stored!),
-      name: update.name ?? stored!.name,
+      ...resourceOf<Document>(stored),
+      name: update.name ?? stored.name,
       content,
-      contentType: update.contentType ?? stored!.contentType,
+      contentType: update.contentType ?? stored.contentType,
       folderId,
       size: Buffer.byteLength(content, 'utf8'),
-      version: stored!.version + 1,
+      version: stored.version + 1,
       updatedAt: at,
       updatedBy: caller.userId,
     };
-    const contentVersion = contentChanged ? next.version : stored!.contentVersion;
+    const contentVersion = contentChanged ? next.version : stored.contentVersion;
     // Past the revisions it must keep, each write asks the worker to reclaim older ones (filters.ts).
     const prune = next.version > REVISIONS_KEPT ? { pruneRevisions: true } : {};
     const key = nameKey(next.name);
-    const renamed = key !== stored!.nameKey || next.name !== stored!.name;
-    const entryMoves = moving || key !== stored!.nameKey;
+    const renamed = key !== stored.nameKey || next.name !== stored.name;
     const type = options.changeType ?? (moving ? 'moved' : renamed ? 'renamed' : 'updated');
     try {
       await transactWrite({
-        document: put({ ...documentKey(next.id), ...next, nameKey: key, contentVersion, ...prune }, versionIs(stored!.version)),
+        document: put({ ...documentKey(next.id), ...next, nameKey: key, contentVersion, ...prune }, liveAtVersion(stored.version)),
         ...revisionSteps(next, contentVersion),
         // The folder it is in (and, for a move, the one it goes to) must not be in the trash.
-        folder: check(folderKey(stored!.folderId), liveFolderIn(repositoryId)),
+        folder: check(folderKey(stored.folderId), liveFolderIn(repositoryId)),
         ...(moving ? { target: check(folderKey(folderId), liveFolderIn(repositoryId)) } : {}),
         [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
-        ...(entryMoves
-          ? {
-              oldEntry: remove(entryKey('documents', stored!.folderId, stored!.nameKey), idIs(stored!.id)),
-              ...claimName('documents', folderId, key, entryOf(next)),
-            }
-          : { sameEntry: put({ ...entryKey('documents', folderId, key), ...entryOf(next), nameKey: key }, idIs(stored!.id)) }),
-        change: recordChange(repositoryId, changeOf(type, next, at, caller, moving ? stored!.folderId : undefined)),
+        ...entrySteps('documents', stored, { folderId, nameKey: key, entry: documentSummary(next) }),
+        change: recordChange(repositoryId, changeOf(type, next, at, caller, moving ? stored.folderId : undefined)),
       });
     } catch (error) {
       if (!(error instanceof ConditionFailed)) throw error;
@@ -213,10 +193,3 @@ export function updateDocument(
     return next;
   });
 }
-
-const versionIs = (version: number): Condition => ({
-  expression: '#version = :version AND attribute_not_exists(#trash)',
-  names: { '#version': 'version', '#trash': 'trash' },
-  values: { ':version': version },
-});
-const idIs = (id: string): Condition => ({ expression: '#id = :id', names: { '#id': 'id' }, values: { ':id': id } });

@@ -4,15 +4,16 @@
  * which does it in steps, each one transaction that also records the task's progress, so a
  * worker killed at any point resumes where the last step ended and does nothing twice.
  *
- * A task, and a pending change (./changes.ts), also carry the sweep index's keys (`sweepIndex`):
+ * A task, and a pending change (./change.ts), also carry the sweep index's keys (`sweepIndex`):
  * a shard and the time it has waited since. Every step moves `waitingSince` on, and the item
  * leaves the index when it is deleted (task done, change numbered); what stays in it past the
  * sweeper's grace is work the stream did not finish, which the sweeper drives again
  * (functions/worker/sweeper.ts). The index is sparse: only these items have the attributes.
  */
 import { randomUUID } from 'node:crypto';
+import { put, type TransactItem } from '../db/client';
+import { itemIsAbsent } from '../db/conditions';
 import { now } from '../ids';
-import { itemIsAbsent, put, type TransactItem } from './client';
 import { taskKey } from './keys';
 
 /**

@@ -17,7 +17,11 @@
  *   FEED#<repoId>        S#<seq>                      change in the feed (12 digits)
  *   FEED#<repoId>        SEQ                          the feed's last sequence number
  *   TASK#<taskId>        TASK                         background work (a subtree to trash, restore, purge…)
+ *   IDEMPOTENCY#<hash>   IDEMPOTENCY                  an Idempotency-Key's record (./idempotency.ts)
  *   META                 LAYOUT                       the version of this layout (lib/local/layout-version.ts)
+ *
+ * Each item kind's module (./<kind>.ts) builds its keys here; the stream's filters and the
+ * worker tell records apart with the prefixes and predicates below.
  */
 import { createHash } from 'node:crypto';
 
@@ -31,27 +35,71 @@ const NAME_END = '\u0001';
 /** DynamoDB refuses a sort key over 1,024 bytes. */
 const MAX_SORT_KEY_BYTES = 1024;
 
-export const repositoryKey = (repositoryId: string): Key => ({ PK: `REPO#${repositoryId}`, SK: 'REPO' });
-export const memberKey = (repositoryId: string, userId: string): Key => ({ PK: `REPO#${repositoryId}`, SK: `${MEMBER_PREFIX}${userId}` });
+/** What each partition key starts with (the stream's filters match these too). */
+export const PARTITION = {
+  repository: 'REPO#',
+  acl: 'ACL#',
+  user: 'USER#',
+  folder: 'FOLDER#',
+  document: 'DOC#',
+  feed: 'FEED#',
+  task: 'TASK#',
+  idempotency: 'IDEMPOTENCY#',
+} as const;
+/** The sort key of each kind's own item (the one that is not an entry, a member, a revision…). */
+export const ITEM_SORT_KEY = {
+  repository: 'REPO',
+  acl: 'ACL',
+  profile: 'PROFILE',
+  folder: 'FOLDER',
+  document: 'DOC',
+  task: 'TASK',
+  feedSequence: 'SEQ',
+  idempotency: 'IDEMPOTENCY',
+} as const;
+
+export const repositoryPartition = (repositoryId: string) => `${PARTITION.repository}${repositoryId}`;
+export const userPartition = (userId: string) => `${PARTITION.user}${userId}`;
+export const folderPartition = (folderId: string) => `${PARTITION.folder}${folderId}`;
+export const documentPartition = (documentId: string) => `${PARTITION.document}${documentId}`;
+export const feedPartition = (repositoryId: string) => `${PARTITION.feed}${repositoryId}`;
+/** The id a partition key names (`REPO#<id>` → `<id>`). */
+export const idOfPartition = (partitionKey: string) => partitionKey.slice(partitionKey.indexOf('#') + 1);
+
+export const repositoryKey = (repositoryId: string): Key => ({ PK: repositoryPartition(repositoryId), SK: ITEM_SORT_KEY.repository });
+export const memberKey = (repositoryId: string, userId: string): Key => ({
+  PK: repositoryPartition(repositoryId),
+  SK: `${MEMBER_PREFIX}${userId}`,
+});
 export const trashKey = (repositoryId: string, deletedAt: string, itemId: string): Key => ({
-  PK: `REPO#${repositoryId}`,
+  PK: repositoryPartition(repositoryId),
   SK: `${TRASH_PREFIX}${deletedAt}#${itemId}`,
 });
+/** A trash record's key, from the sort key its item's trash mark keeps. */
+export const trashKeyOfSortKey = (repositoryId: string, sortKey: string): Key => ({ PK: repositoryPartition(repositoryId), SK: sortKey });
 /** When the item of a trash record's sort key was deleted (ISO 8601: no `#` in it). */
 export const deletedAtOfTrashKey = (sortKey: string) => sortKey.slice(TRASH_PREFIX.length, sortKey.lastIndexOf('#'));
-export const folderKey = (folderId: string): Key => ({ PK: `FOLDER#${folderId}`, SK: 'FOLDER' });
-export const documentKey = (documentId: string): Key => ({ PK: `DOC#${documentId}`, SK: 'DOC' });
+/** The last sort key of the trash records deleted at or before `at` (`$` sorts after `#`). */
+export const trashDeletedBy = (at: string) => `${TRASH_PREFIX}${at}$`;
+export const folderKey = (folderId: string): Key => ({ PK: folderPartition(folderId), SK: ITEM_SORT_KEY.folder });
+export const documentKey = (documentId: string): Key => ({ PK: documentPartition(documentId), SK: ITEM_SORT_KEY.document });
 export const revisionKey = (documentId: string, version: number): Key => ({
-  PK: `DOC#${documentId}`,
+  PK: documentPartition(documentId),
   SK: `${REVISION_PREFIX}${String(version).padStart(10, '0')}`,
 });
 /** The content written at `version` (revisions that kept it point here: `contentVersion`). */
 export const contentKey = (documentId: string, version: number): Key => ({
-  PK: `DOC#${documentId}`,
+  PK: documentPartition(documentId),
   SK: `${CONTENT_PREFIX}${String(version).padStart(10, '0')}`,
 });
-export const profileKey = (userId: string): Key => ({ PK: `USER#${userId}`, SK: 'PROFILE' });
-export const taskKey = (taskId: string): Key => ({ PK: `TASK#${taskId}`, SK: 'TASK' });
+/** A membership key, from the sort key the member item keeps (`listingKey`). */
+export const membershipKeyOfSortKey = (userId: string, sortKey: string): Key => ({ PK: userPartition(userId), SK: sortKey });
+export const profileKey = (userId: string): Key => ({ PK: userPartition(userId), SK: ITEM_SORT_KEY.profile });
+export const taskKey = (taskId: string): Key => ({ PK: `${PARTITION.task}${taskId}`, SK: ITEM_SORT_KEY.task });
+/** An Idempotency-Key's record (the hash Powertools makes of the key and the caller). */
+export const idempotencyKey = (hash: string): Key => ({ PK: `${PARTITION.idempotency}${hash}`, SK: ITEM_SORT_KEY.idempotency });
+/** Any item's key, from the item itself. */
+export const keyOf = (item: Record<string, unknown>): Key => ({ PK: item.PK as string, SK: item.SK as string });
 
 /** Short: a user id may take 1,020 bytes of UTF-8 (255 four-byte characters), a sort key 1,024. */
 export const MEMBER_PREFIX = 'M#';
@@ -83,9 +131,11 @@ export function aclBucket(userId: string): number {
   return hash % ACL_BUCKETS;
 }
 export const aclKeyOfBucket = (repositoryId: string, bucket: number): Key => ({
-  PK: `ACL#${repositoryId}#${bucket.toString(16).padStart(2, '0')}`,
-  SK: 'ACL',
+  PK: `${PARTITION.acl}${repositoryId}#${bucket.toString(16).padStart(2, '0')}`,
+  SK: ITEM_SORT_KEY.acl,
 });
+/** The bucket number of an ACL key (`ACL#<repo>#<nn>`). */
+export const bucketOfAclKey = (key: { PK: string }) => Number.parseInt(key.PK.slice(key.PK.lastIndexOf('#') + 1), 16);
 /** The member's home bucket: the one reads use. */
 export const aclKey = (repositoryId: string, userId: string): Key => aclKeyOfBucket(repositoryId, aclBucket(userId));
 /** The buckets that hold the member's role (home first). */
@@ -109,7 +159,7 @@ export const roleAttribute = (userId: string) => `U#${userId}`;
 export const membershipKey = (userId: string, nameKey: string, repositoryId: string): Key => {
   const end = `${NAME_END}${repositoryId}`;
   const room = MAX_SORT_KEY_BYTES - Buffer.byteLength(MEMBERSHIP_PREFIX) - Buffer.byteLength(end);
-  return { PK: `USER#${userId}`, SK: `${MEMBERSHIP_PREFIX}${utf8Prefix(nameKey, room)}${end}` };
+  return { PK: userPartition(userId), SK: `${MEMBERSHIP_PREFIX}${utf8Prefix(nameKey, room)}${end}` };
 };
 
 /** The longest prefix of `text`, in whole characters, that fits in `maxBytes` of UTF-8. */
@@ -133,7 +183,7 @@ export const entryPrefix: Record<EntryKind, string> = { folders: 'F#', documents
 /** Every entry of a folder (documents `D#`, then sub folders `F#`), and not the folder item (`FOLDER`). */
 export const ENTRIES_RANGE = { from: 'D#', to: 'F$' } as const;
 export const entryKey = (kind: EntryKind, folderId: string, nameKey: string): Key => ({
-  PK: `FOLDER#${folderId}`,
+  PK: folderPartition(folderId),
   SK: `${entryPrefix[kind]}${fittingNameKey(nameKey, MAX_SORT_KEY_BYTES - entryPrefix[kind].length)}`,
 });
 
@@ -156,17 +206,22 @@ export function fittingNameKey(nameKey: string, maxBytes: number): string {
 export const FEED_PENDING_PREFIX = 'P#';
 export const FEED_SEQUENCED_PREFIX = 'S#';
 export const pendingChangeKey = (repositoryId: string, changeId: string): Key => ({
-  PK: `FEED#${repositoryId}`,
+  PK: feedPartition(repositoryId),
   SK: `${FEED_PENDING_PREFIX}${changeId}`,
 });
 export const sequencedChangeKey = (repositoryId: string, seq: number): Key => ({
-  PK: `FEED#${repositoryId}`,
+  PK: feedPartition(repositoryId),
   SK: `${FEED_SEQUENCED_PREFIX}${String(seq).padStart(12, '0')}`,
 });
-export const feedSequenceKey = (repositoryId: string): Key => ({ PK: `FEED#${repositoryId}`, SK: 'SEQ' });
+/** Past every numbered change's sort key. */
+export const FEED_SEQUENCED_END = `${FEED_SEQUENCED_PREFIX}~`;
+export const feedSequenceKey = (repositoryId: string): Key => ({ PK: feedPartition(repositoryId), SK: ITEM_SORT_KEY.feedSequence });
 
-export const userPartition = (userId: string) => `USER#${userId}`;
-export const folderPartition = (folderId: string) => `FOLDER#${folderId}`;
-export const repositoryPartition = (repositoryId: string) => `REPO#${repositoryId}`;
-export const documentPartition = (documentId: string) => `DOC#${documentId}`;
-export const feedPartition = (repositoryId: string) => `FEED#${repositoryId}`;
+// ---------------------------------------------------------------------------------------------
+// Which kind of item a stream record's keys name (functions/worker/stream.ts).
+
+export const isPendingChangeKey = ({ PK, SK }: Key) => PK.startsWith(PARTITION.feed) && SK.startsWith(FEED_PENDING_PREFIX);
+export const isSequencedChangeKey = ({ PK, SK }: Key) => PK.startsWith(PARTITION.feed) && SK.startsWith(FEED_SEQUENCED_PREFIX);
+export const isTaskKey = ({ PK }: Key) => PK.startsWith(PARTITION.task);
+export const isTrashKey = ({ PK, SK }: Key) => PK.startsWith(PARTITION.repository) && SK.startsWith(TRASH_PREFIX);
+export const isDocumentKey = ({ SK }: Key) => SK === ITEM_SORT_KEY.document;

@@ -1,21 +1,59 @@
 /**
- * Reading a repository's change feed (GET /{id}/changes). Writes record their change as a
- * pending item; the worker numbers them 1, 2, 3… in commit order (functions/worker/feed.ts), in
- * transactions that also move the counter (`SEQ`). A cursor is a signed position in that
- * sequence (core/paging.ts): the changes after it are the numbered items after it. Numbers have
- * no gaps but at the old end, where DynamoDB's TTL removes changes older than the feed keeps;
- * so a missing next number either is being committed right now (a Query may see part of a
- * transaction) or has expired (410).
+ * Changes: what each write did, as the change feed (GET /{id}/changes) tells it. A write
+ * records its change inside its own transaction: a pending item in the repository's feed
+ * partition (`FEED#<repoId>` / `P#<at>#<uuid>`). The background worker puts pending changes in
+ * order, in the order the stream delivers them (one partition key, so commit order), and numbers
+ * them 1, 2, 3… (`S#<seq>`), in transactions that also move the counter (`SEQ`)
+ * (functions/worker/feed.ts). No counter is touched by the write itself, so writes to one
+ * repository never contend for one item (docs/data-model.md: The change feed). The pending item
+ * is in the sweep index (./task.ts) from its write's time until it is numbered, so a change
+ * whose stream record was lost is still found and numbered (functions/worker/sweeper.ts).
+ *
+ * Reading: a cursor is a signed position in the sequence (core/paging.ts): the changes after it
+ * are the numbered items after it. Numbers have no gaps but at the old end, where DynamoDB's TTL
+ * removes changes older than the feed keeps; so a missing next number either is being committed
+ * right now (a Query may see part of a transaction) or has expired (410).
  */
+import { randomUUID } from 'node:crypto';
 import { authorize } from '../auth';
+import { type Item, put, type TransactItem } from '../db/client';
+import { itemIsAbsent } from '../db/conditions';
+import { queryPage } from '../db/queries';
 import { HttpError, invalidField } from '../errors';
 import { decodePageToken, encodePageToken } from '../paging';
 import type { Caller, Change, ResourceOf } from '../resources';
 import { type ChangesQuery, LATEST_CURSOR } from '../schemas';
-import { readWithRole } from './access';
-import { type Item, queryPage } from './client';
-import { FEED_SEQUENCED_PREFIX, feedPartition, feedSequenceKey, repositoryKey, sequencedChangeKey } from './keys';
-import { resourceOf } from './records';
+import { FEED_SEQUENCED_END, feedPartition, feedSequenceKey, pendingChangeKey, repositoryKey, sequencedChangeKey } from './keys';
+import { resourceOf } from './resource-of';
+import { readWithRole } from './role';
+import { sweepAttributes } from './task';
+
+export const CHANGE_STEP = 'change';
+
+/** The transaction step that records `change` in its repository's feed. */
+export const recordChange = (repositoryId: string, change: Change): TransactItem => {
+  const unique = randomUUID();
+  // `P#<at>#<uuid>`: pending changes sort by the time of their write, so the worker reads the
+  // ones written before a batch (functions/worker/feed.ts) with a range, not the whole partition.
+  return put(
+    {
+      ...pendingChangeKey(repositoryId, pendingChangeId(change.at, unique)),
+      ...change,
+      repositoryId,
+      ...sweepAttributes(unique, change.at),
+    },
+    itemIsAbsent,
+  );
+};
+
+/** A pending change's id: the write's time (ISO, fixed width), then a UUID. */
+export const pendingChangeId = (at: string, unique: string) => `${at}#${unique}`;
+
+/** The greatest pending-change sort key written at or before `at` (ids compare by their time first). */
+export const pendingWrittenBy = (at: string) => pendingChangeKey('', `${at}~`).SK;
+
+// ---------------------------------------------------------------------------------------------
+// Reading the feed.
 
 export type ChangesPage = ResourceOf<'ChangesPage'>;
 
@@ -38,7 +76,7 @@ async function changesAfter(repositoryId: string, after: number, limit: number):
     ExpressionAttributeValues: {
       ':pk': feedPartition(repositoryId),
       ':from': sequencedChangeKey(repositoryId, after + 1).SK,
-      ':to': `${FEED_SEQUENCED_PREFIX}~`,
+      ':to': FEED_SEQUENCED_END,
     },
     Limit: limit,
   });

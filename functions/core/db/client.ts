@@ -1,21 +1,16 @@
 /**
  * The DynamoDB connection (the AWS SDK's document client: plain values in and out) and the
- * request shapes the store uses, with the retries they need: BatchGetItem's unprocessed keys,
- * and transaction conflicts.
+ * requests the item modules (../items/) are made of, with the retries they need: BatchGetItem's
+ * unprocessed keys, BatchWriteItem's unprocessed items, and transaction conflicts. Conditions
+ * are built in ./conditions.ts, Queries in ./queries.ts. Nothing here knows a key shape.
  */
 import { randomUUID } from 'node:crypto';
 import { BatchGetItemCommand, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import {
-  BatchWriteCommand,
-  DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandInput,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { unavailable } from '../errors';
-import type { Key } from './keys';
+import type { Key } from '../items/keys';
+import type { Condition } from './conditions';
 import { recordRequest } from './metrics';
 
 export type Item = Record<string, unknown>;
@@ -111,7 +106,7 @@ const conflictBackoff = (attempt: number) => sleep(Math.random() * conflictWait(
 
 /**
  * Steps whose key may be chosen again on each attempt (a role check on one of the caller's
- * role lanes, access.ts): a retry after a conflict on that item picks another lane.
+ * role lanes, items/role.ts): a retry after a conflict on that item picks another lane.
  */
 const remakes = new WeakMap<TransactItem, () => TransactItem>();
 /** A step made by `make()`, made again (another random choice) for each retry after a conflict. */
@@ -168,14 +163,6 @@ export async function deleteItems(keys: readonly Key[]): Promise<void> {
   }
 }
 
-export type QueryInput = Pick<QueryCommandInput, 'KeyConditionExpression' | 'ExpressionAttributeValues' | 'ExclusiveStartKey' | 'Limit'>;
-
-/** One page of a partition, strongly consistent, in sort-key order. */
-export async function queryPage(input: QueryInput): Promise<{ items: Item[]; lastKey?: Item }> {
-  const result = await db().send(new QueryCommand({ ...input, TableName: tableName(), ConsistentRead: true }));
-  return { items: result.Items ?? [], lastKey: result.LastEvaluatedKey };
-}
-
 /**
  * Conditions of a transaction did not hold. `failed` names the steps whose condition failed
  * (DynamoDB reports each item's outcome: CancellationReasons, in request order); `items`
@@ -191,13 +178,6 @@ export class ConditionFailed extends Error {
   }
 }
 
-/** A condition on one item of a transaction. */
-export interface Condition {
-  expression: string;
-  names?: Record<string, string>;
-  values?: Record<string, unknown>;
-}
-
 const conditionParams = (condition?: Condition) =>
   condition
     ? {
@@ -206,25 +186,6 @@ const conditionParams = (condition?: Condition) =>
         ExpressionAttributeValues: condition.values,
       }
     : {};
-
-export const itemIsAbsent: Condition = { expression: 'attribute_not_exists(PK)' };
-export const versionIs = (version: number): Condition => ({
-  expression: '#version = :version',
-  names: { '#version': 'version' },
-  values: { ':version': version },
-});
-export const idIs = (id: string): Condition => attributeIs('id', id);
-/** False when the item or the attribute is missing, as every comparison in a condition. */
-export const attributeIs = (attribute: string, value: string): Condition => ({
-  expression: '#attribute = :value',
-  names: { '#attribute': attribute },
-  values: { ':value': value },
-});
-export const attributeIn = (attribute: string, values: readonly string[]): Condition => ({
-  expression: `#attribute IN (${values.map((_, i) => `:value${i}`).join(', ')})`,
-  names: { '#attribute': attribute },
-  values: Object.fromEntries(values.map((value, i) => [`:value${i}`, value])),
-});
 
 export const put = (item: Item, condition?: Condition): TransactItem => ({
   Put: { TableName: tableName(), Item: item, ...conditionParams(condition) },
@@ -241,23 +202,31 @@ export const check = (key: Key, condition: Condition, options: { returnItem?: bo
     ...(options.returnItem ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } : {}),
   },
 });
-/** An UpdateItem step; `condition` may use the same names and values as the expression. */
+/**
+ * An UpdateItem step. `condition`: an expression that may use the same names and values as the
+ * update, or a Condition whose names and values join them.
+ */
 export const update = (
   key: Key,
   expression: string,
   names: Record<string, string>,
   values: Record<string, unknown>,
-  condition?: string,
-): TransactItem => ({
-  Update: {
-    TableName: tableName(),
-    Key: key,
-    UpdateExpression: expression,
-    ExpressionAttributeNames: names,
-    ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-    ...(condition ? { ConditionExpression: condition } : {}),
-  },
-});
+  condition?: string | Condition,
+): TransactItem & { Update: NonNullable<TransactItem['Update']> } => {
+  const allNames = typeof condition === 'object' ? { ...names, ...condition.names } : names;
+  const allValues = typeof condition === 'object' ? { ...values, ...condition.values } : values;
+  const conditionExpression = typeof condition === 'object' ? condition.expression : condition;
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: expression,
+      ExpressionAttributeNames: allNames,
+      ...(Object.keys(allValues).length > 0 ? { ExpressionAttributeValues: allValues } : {}),
+      ...(conditionExpression ? { ConditionExpression: conditionExpression } : {}),
+    },
+  };
+};
 
 /**
  * All-or-nothing write of named steps, sent in the order given. Conflicts with another

@@ -1,47 +1,46 @@
 /**
- * Sharing: a repository's members. A member is kept in four items that change together, in one
- * transaction each time (keys.ts): the member item (the list, by user id), the role in its ACL
- * bucket (what every request checks), the user's membership (their GET /) and their repository
- * count (PROFILE, the limit). The repository item counts members and owners and lists the
- * buckets in use. Every write re-checks the caller's role in its transaction, so a role changed
- * or removed since the read is never used (docs/api.md: Sharing).
+ * Members of a repository (`REPO#<repoId>` / `M#<userId>`). A member is kept in items that
+ * change together, in one transaction each time: the member item (the list, by user id), the
+ * role in each of their ACL lanes (./role.ts: what every request checks), the user's
+ * membership and their repository count (./membership.ts), and the repository item's counts of
+ * members and owners (the limits and "at least one owner" are conditions on them). Every write
+ * re-checks the caller's role in its transaction, so a role changed or removed since the read
+ * is never used (docs/api.md: Sharing).
  */
 import { type Action, authorize } from '../auth';
+import { ConditionFailed, getItems, type Item, optimistically, put, remove, transactWrite, update } from '../db/client';
+import { type Condition, itemIsAbsent } from '../db/conditions';
+import { pageRequest, readPage } from '../db/queries';
 import { HttpError, notFound } from '../errors';
 import { now } from '../ids';
 import { MAX_MEMBERS } from '../limits';
 import type { Caller, Member, Page, Role } from '../resources';
 import type { PageQuery } from '../schemas';
-import { ACCESS_STEP, explainAccess, readWithRole, roleCheck, roleInBucket } from './access';
-import { recordChange } from './changes';
-import {
-  ConditionFailed,
-  getItems,
-  type Item,
-  itemIsAbsent,
-  optimistically,
-  put,
-  remove,
-  type TransactItem,
-  transactWrite,
-  update,
-} from './client';
+import { recordChange } from './change';
 import {
   aclKey,
-  aclKeyOfBucket,
   aclLanes,
+  type Key,
   MEMBER_PREFIX,
   memberKey,
   membershipKey,
-  randomAclLane,
+  membershipKeyOfSortKey,
   repositoryKey,
   repositoryPartition,
-  roleAttribute,
-  userPartition,
 } from './keys';
-import { pageRequest, readPage } from './pages';
-import { resourceOf } from './records';
-import { joinRepositoryStep, leaveRepositoryStep, PROFILE_STEP, repositoryLimitReached } from './repositories';
+import {
+  joinRepositoryStep,
+  leaveRepositoryStep,
+  PROFILE_STEP,
+  putMembership,
+  removeMembership,
+  repositoryLimitReached,
+} from './membership';
+import { resourceOf } from './resource-of';
+import { authorized, explainAccess, type Lookup, readWithRole, roleInBucket, roleSteps } from './role';
+
+/** A member item: the resource, and the sort key of the user's membership (where their GET / lists it). */
+export type StoredMember = Member & { listingKey: string };
 
 /** What a member write needs of the repository item. */
 interface Counts {
@@ -53,6 +52,19 @@ interface Counts {
 const lastOwner = (userId: string, doing: string) =>
   new HttpError('last-owner', `${userId} is the repository's only owner and cannot be ${doing}; make another member owner first.`);
 const memberLimitReached = () => new HttpError('member-limit', `The repository already has ${MAX_MEMBERS} members, the most one may have.`);
+
+/** The steps that add a member: their member item (at `listing`, a membershipKey()) and their membership. */
+export const newMemberSteps = (repositoryId: string, member: Member, listing: Key, membershipCondition?: Condition) => ({
+  member: put({ ...memberKey(repositoryId, member.userId), ...member, listingKey: listing.SK }, itemIsAbsent),
+  membership: putMembership(listing, repositoryId, member.role, membershipCondition),
+});
+
+/** A member item of the caller, read with the repository (a role without it is not a member). */
+export const callersMember = (lookup: Lookup, repositoryId: string, caller: Caller): StoredMember => {
+  const member = lookup(memberKey(repositoryId, caller.userId)) as StoredMember | undefined;
+  if (!member) throw notFound('Repository');
+  return member;
+};
 
 /**
  * GET /{id}/members (any member): a page of members by user id (code points: the sort key's
@@ -68,56 +80,17 @@ export async function listMembers(caller: Caller, repositoryId: string, query: P
   return { items: page.items.map((item) => resourceOf<Member>(item)), nextToken: page.nextToken };
 }
 
-/** The repository, the caller's role in it, and the member `userId` if they are one: one BatchGetItem. */
-async function readMember(caller: Caller, repositoryId: string, userId: string) {
-  const { item, role, lookup } = await readWithRole(caller, repositoryKey(repositoryId), repositoryId, [memberKey(repositoryId, userId)]);
-  return { repository: item as (Item & Counts) | undefined, role, member: lookup(memberKey(repositoryId, userId)) };
-}
-
 /**
- * The transaction steps on roles: the member's role in each of their lanes (keys.ts: set, or
- * removed when `role` is undefined), asserting it is still `was` (absent when undefined), and
- * the caller still allowed `action` (one of their lanes). A transaction may touch an item once:
- * when the caller's lanes and the member's meet (the caller themselves, or neighbouring home
- * buckets), the caller's check is folded into the member's step on a shared bucket. The step
- * holding the caller's check is named ACCESS_STEP and hands back the bucket on failure, so
- * explainAccess() can tell a caller who lost their role (404, 403) from a member whose role
- * moved (read again).
+ * The repository (once the caller may do `action` in it: 404, 403) and the member `userId` if
+ * they are one: one BatchGetItem.
  */
-function roleSteps(
-  caller: Caller,
-  repositoryId: string,
-  userId: string,
-  change: { role?: Role; was?: Role },
-  action: Action,
-): Record<string, TransactItem> {
-  const lanes = aclLanes(userId);
-  const shared = aclLanes(caller.userId).filter((bucket) => lanes.includes(bucket));
-  const callerLane = shared.length > 0 ? shared[Math.floor(Math.random() * shared.length)]! : randomAclLane(caller.userId);
-  const expression = change.role === undefined ? 'REMOVE #member' : 'SET #member = :role';
-  const steps: Record<string, TransactItem> = {};
-  for (const [lane, bucket] of lanes.entries()) {
-    const names: Record<string, string> = { '#member': roleAttribute(userId) };
-    const values: Record<string, unknown> = {};
-    const conditions = [change.was === undefined ? 'attribute_not_exists(#member)' : '#member = :was'];
-    if (change.was !== undefined) values[':was'] = change.was;
-    if (change.role !== undefined) values[':role'] = change.role;
-    if (bucket !== callerLane) {
-      steps[`acl${lane}`] = update(aclKeyOfBucket(repositoryId, bucket), expression, names, values, conditions.join(' AND '));
-      continue;
-    }
-    if (userId !== caller.userId) {
-      // The caller's own check, folded into the one step on the bucket they share.
-      const check = roleCheck(caller, repositoryId, action, bucket).ConditionCheck!;
-      Object.assign(names, { '#caller': roleAttribute(caller.userId) });
-      Object.assign(values, check.ExpressionAttributeValues);
-      conditions.push(check.ConditionExpression!.replace('#attribute', '#caller'));
-    }
-    const step = update(aclKeyOfBucket(repositoryId, bucket), expression, names, values, conditions.join(' AND '));
-    steps[ACCESS_STEP] = { Update: { ...step.Update!, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } };
-  }
-  if (!(ACCESS_STEP in steps)) steps[ACCESS_STEP] = roleCheck(caller, repositoryId, action, callerLane);
-  return steps;
+async function readMember(caller: Caller, repositoryId: string, userId: string, action: Action) {
+  const read = await readWithRole(caller, repositoryKey(repositoryId), repositoryId, [memberKey(repositoryId, userId)]);
+  const { item: repository } = authorized(read, action, 'Repository');
+  return {
+    repository: repository as Item & Counts,
+    member: read.lookup(memberKey(repositoryId, userId)) as (Item & StoredMember) | undefined,
+  };
 }
 
 /**
@@ -131,15 +104,14 @@ export async function putMember(
   role: Role,
 ): Promise<{ member: Member; created: boolean }> {
   return optimistically(async () => {
-    const { repository, role: callerRole, member: stored } = await readMember(caller, repositoryId, userId);
-    authorize(callerRole, 'manage', 'Repository');
+    const { repository, member: stored } = await readMember(caller, repositoryId, userId, 'manage');
     if (stored?.role === role) return { member: resourceOf<Member>(stored), created: false };
     const at = now();
     const by = caller.userId;
     try {
       if (stored) {
-        const was = stored.role as Role;
-        if (was === 'owner' && repository!.ownerCount <= 1) throw lastOwner(userId, 'made a member of another role');
+        const was = stored.role;
+        if (was === 'owner' && repository.ownerCount <= 1) throw lastOwner(userId, 'made a member of another role');
         const ownerDelta = (role === 'owner' ? 1 : 0) - (was === 'owner' ? 1 : 0);
         const member: Member = { ...resourceOf<Member>(stored), role, updatedAt: at, updatedBy: by };
         await transactWrite({
@@ -152,7 +124,7 @@ export async function putMember(
           ),
           // The listing is where the member item says (a rename moves both together).
           membership: update(
-            { PK: userPartition(userId), SK: stored.listingKey as string },
+            membershipKeyOfSortKey(userId, stored.listingKey),
             'SET #role = :role',
             { '#role': 'role' },
             { ':role': role },
@@ -175,13 +147,12 @@ export async function putMember(
         });
         return { member, created: false };
       }
-      if (repository!.memberCount >= MAX_MEMBERS) throw memberLimitReached();
-      const listing = membershipKey(userId, repository!.nameKey, repositoryId);
+      if (repository.memberCount >= MAX_MEMBERS) throw memberLimitReached();
+      const listing = membershipKey(userId, repository.nameKey, repositoryId);
       const member: Member = { userId, role, addedAt: at, addedBy: by, updatedAt: at, updatedBy: by };
       const owner = role === 'owner';
       await transactWrite({
-        member: put({ ...memberKey(repositoryId, userId), ...member, listingKey: listing.SK }, itemIsAbsent),
-        membership: put({ ...listing, repositoryId, role }),
+        ...newMemberSteps(repositoryId, member, listing),
         [PROFILE_STEP]: joinRepositoryStep(userId),
         // The member's lanes join the set a repository delete removes; the name the listing was
         // written under must still be the repository's (a rename moves listings after it).
@@ -189,7 +160,7 @@ export async function putMember(
           repositoryKey(repositoryId),
           `ADD #members :one, #buckets :bucket${owner ? ', #owners :one' : ''}`,
           { '#members': 'memberCount', '#buckets': 'aclBuckets', '#nameKey': 'nameKey', ...(owner ? { '#owners': 'ownerCount' } : {}) },
-          { ':one': 1, ':bucket': new Set(aclLanes(userId)), ':max': MAX_MEMBERS, ':key': repository!.nameKey },
+          { ':one': 1, ':bucket': new Set(aclLanes(userId)), ':max': MAX_MEMBERS, ':key': repository.nameKey },
           '#members < :max AND #nameKey = :key',
         ),
         ...roleSteps(caller, repositoryId, userId, { role }, 'manage'),
@@ -212,11 +183,10 @@ export async function putMember(
 export async function removeMember(caller: Caller, repositoryId: string, userId: string): Promise<void> {
   const action: Action = userId === caller.userId ? 'read' : 'manage';
   return optimistically(async () => {
-    const { repository, role: callerRole, member: stored } = await readMember(caller, repositoryId, userId);
-    authorize(callerRole, action, 'Repository');
+    const { repository, member: stored } = await readMember(caller, repositoryId, userId, action);
     if (!stored) throw notFound('Member');
-    const was = stored.role as Role;
-    if (was === 'owner' && repository!.ownerCount <= 1) throw lastOwner(userId, 'removed');
+    const was = stored.role;
+    if (was === 'owner' && repository.ownerCount <= 1) throw lastOwner(userId, 'removed');
     const owner = was === 'owner';
     try {
       await transactWrite({
@@ -225,7 +195,7 @@ export async function removeMember(caller: Caller, repositoryId: string, userId:
           names: { '#role': 'role', '#listing': 'listingKey' },
           values: { ':was': was, ':listing': stored.listingKey },
         }),
-        membership: remove({ PK: userPartition(userId), SK: stored.listingKey as string }),
+        membership: removeMembership(userId, stored.listingKey),
         profile: leaveRepositoryStep(userId),
         repository: update(
           repositoryKey(repositoryId),

@@ -1,34 +1,43 @@
 /**
- * Repositories: create (with its root folder and the creator as owner), read, list the
- * caller's, rename or describe, delete.
+ * Repositories (`REPO#<repoId>` / `REPO`): create (with its root folder and the creator as
+ * owner), read, list the caller's, rename or describe, delete. The repository item counts its
+ * members and owners (./member.ts changes those) and lists the role buckets in use.
  */
-import { authorize } from '../auth';
-import { HttpError } from '../errors';
+
+import { ConditionFailed, getItems, type Item, optimistically, put, remove, transactWrite, update } from '../db/client';
+import { type Condition, itemIsAbsent } from '../db/conditions';
+import { pageRequest, readPage } from '../db/queries';
 import { newId, now } from '../ids';
-import { MAX_REPOSITORIES_PER_USER } from '../limits';
 import { nameKey } from '../names';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Caller, Folder, Page, Repository } from '../resources';
 import type { PageQuery } from '../schemas';
-import { ACCESS_STEP, readWithRole, roleCheck } from './access';
-import { recordChange } from './changes';
-import { ConditionFailed, getItems, type Item, itemIsAbsent, optimistically, put, remove, transactWrite, update } from './client';
+import { recordChange } from './change';
+import { renameRootStep, rootFolderStep } from './folder';
 import {
   aclKey,
   aclKeyOfBucket,
   aclLanes,
-  folderKey,
+  bucketOfAclKey,
   MEMBERSHIP_PREFIX,
   memberKey,
   membershipKey,
-  profileKey,
   repositoryKey,
   roleAttribute,
   userPartition,
 } from './keys';
-import { pageRequest, readPage } from './pages';
-import { resourceOf } from './records';
-import { newTask } from './tasks';
+import { callersMember, newMemberSteps } from './member';
+import {
+  joinRepositoryStep,
+  leaveRepositoryStep,
+  PROFILE_STEP,
+  putMembership,
+  removeMembership,
+  repositoryLimitReached,
+} from './membership';
+import { resourceOf } from './resource-of';
+import { ACCESS_STEP, authorized, ownerLaneSteps, readWithRole, roleCheck } from './role';
+import { newTask } from './task';
 
 /** The repository item as stored: the resource without the caller's role, and bookkeeping. */
 type StoredRepository = Omit<Repository, 'role'> & {
@@ -38,27 +47,6 @@ type StoredRepository = Omit<Repository, 'role'> & {
   /** The ACL buckets that ever held a member (keys.ts): what a delete must remove. */
   aclBuckets: Set<number>;
 };
-
-/**
- * The step that counts the user into one more repository, within the limit (409 past it).
- * Named so a transaction can tell that refusal from the others.
- */
-export const PROFILE_STEP = 'profile';
-export const joinRepositoryStep = (userId: string) =>
-  update(
-    profileKey(userId),
-    'ADD #count :one',
-    { '#count': 'repositoryCount' },
-    { ':one': 1, ':max': MAX_REPOSITORIES_PER_USER },
-    'attribute_not_exists(#count) OR #count < :max',
-  );
-export const leaveRepositoryStep = (userId: string) =>
-  update(profileKey(userId), 'ADD #count :minus', { '#count': 'repositoryCount' }, { ':minus': -1 });
-export const repositoryLimitReached = (userId: string) =>
-  new HttpError(
-    'repository-limit',
-    `${userId} is already a member of ${MAX_REPOSITORIES_PER_USER} repositories, the most one user may be in.`,
-  );
 
 /**
  * One transaction: the repository, its root folder (same id, so GET /{id}/folder is one read),
@@ -93,35 +81,17 @@ export async function createRepository(caller: Caller, input: { name: string; de
       updatedAt: at,
       updatedBy: userId,
     };
-    const lanes = aclLanes(userId);
+    const owner = { userId, role: 'owner' as const, addedAt: at, addedBy: userId, updatedAt: at, updatedBy: userId };
     try {
       await transactWrite({
         repository: put(
-          { ...repositoryKey(id), ...repository, nameKey: key, memberCount: 1, ownerCount: 1, aclBuckets: new Set(lanes) },
+          { ...repositoryKey(id), ...repository, nameKey: key, memberCount: 1, ownerCount: 1, aclBuckets: new Set(aclLanes(userId)) },
           itemIsAbsent,
         ),
-        root: put({ ...folderKey(id), ...root, nameKey: key, depth: 0, path: '' }, itemIsAbsent),
+        root: rootFolderStep(root, key),
         // The owner's role in each of their lanes (keys.ts).
-        ...Object.fromEntries(
-          lanes.map((bucket, lane) => [
-            `acl${lane}`,
-            update(aclKeyOfBucket(id, bucket), 'SET #role = :owner', { '#role': roleAttribute(userId) }, { ':owner': 'owner' }),
-          ]),
-        ),
-        member: put(
-          {
-            ...memberKey(id, userId),
-            userId,
-            role: 'owner',
-            addedAt: at,
-            addedBy: userId,
-            updatedAt: at,
-            updatedBy: userId,
-            listingKey: listing.SK,
-          },
-          itemIsAbsent,
-        ),
-        membership: put({ ...listing, repositoryId: id, role: 'owner' }, itemIsAbsent),
+        ...ownerLaneSteps(id, userId),
+        ...newMemberSteps(id, owner, listing, itemIsAbsent),
         [PROFILE_STEP]: joinRepositoryStep(userId),
       });
     } catch (error) {
@@ -132,18 +102,14 @@ export async function createRepository(caller: Caller, input: { name: string; de
   });
 }
 
-/** The bucket number of an ACL key (`ACL#<repo>#<nn>`). */
-const bucketOf = (key: { PK: string }) => Number.parseInt(key.PK.slice(key.PK.lastIndexOf('#') + 1), 16);
-
-async function readRepository(caller: Caller, id: string) {
-  const { item, role } = await readWithRole(caller, repositoryKey(id), id);
-  return { stored: item as (Item & StoredRepository) | undefined, role };
+async function readRepository(caller: Caller, id: string, extraKeys: ReturnType<typeof memberKey>[] = []) {
+  const read = await readWithRole(caller, repositoryKey(id), id, extraKeys);
+  return read.item ? { ...read, item: read.item as Item & StoredRepository } : read;
 }
 
 export async function getRepository(caller: Caller, id: string): Promise<Repository> {
-  const { stored, role } = await readRepository(caller, id);
-  authorize(role, 'read', 'Repository');
-  return { ...resourceOf<Omit<Repository, 'role'>>(stored!), role };
+  const { item: stored, role } = authorized(await readRepository(caller, id), 'read', 'Repository');
+  return { ...resourceOf<Omit<Repository, 'role'>>(stored), role };
 }
 
 /**
@@ -181,9 +147,8 @@ export async function updateRepository(
   precondition: Precondition,
 ): Promise<Repository> {
   return optimistically(async () => {
-    const { item, role, lookup } = await readWithRole(caller, repositoryKey(id), id, [memberKey(id, caller.userId)]);
-    authorize(role, 'manage', 'Repository');
-    const stored = item as Item & StoredRepository;
+    const read = await readRepository(caller, id, [memberKey(id, caller.userId)]);
+    const { item: stored, role } = authorized(read, 'manage', 'Repository');
     checkPrecondition(precondition, stored.version);
     const at = now();
     const next: Omit<Repository, 'role'> = {
@@ -196,7 +161,7 @@ export async function updateRepository(
     };
     const key = nameKey(next.name);
     const renamed = key !== stored.nameKey || next.name !== stored.name;
-    const member = lookup(memberKey(id, caller.userId))!;
+    const member = callersMember(read.lookup, id, caller);
     const listing = membershipKey(caller.userId, key, id);
     const steps = {
       repository: update(
@@ -234,18 +199,12 @@ export async function updateRepository(
     };
     if (renamed) {
       Object.assign(steps, {
-        // The root folder carries the repository's name (it has no entry in a parent to move).
-        root: update(
-          folderKey(id),
-          'SET #name = :name, #nameKey = :key, #version = #version + :one, #updatedAt = :at, #updatedBy = :by',
-          { '#name': 'name', '#nameKey': 'nameKey', '#version': 'version', '#updatedAt': 'updatedAt', '#updatedBy': 'updatedBy' },
-          { ':name': next.name, ':key': key, ':one': 1, ':at': at, ':by': caller.userId },
-        ),
+        root: renameRootStep(id, next.name, key, at, caller.userId),
         ...(listing.SK === member.listingKey
           ? {}
           : {
-              oldListing: remove({ PK: userPartition(caller.userId), SK: member.listingKey as string }),
-              listing: put({ ...listing, repositoryId: id, role }),
+              oldListing: removeMembership(caller.userId, member.listingKey),
+              listing: putMembership(listing, id, role),
               member: update(
                 memberKey(id, caller.userId),
                 'SET #listing = :listing',
@@ -274,28 +233,28 @@ export async function updateRepository(
  */
 export async function deleteRepository(caller: Caller, id: string, precondition: Precondition): Promise<void> {
   return optimistically(async () => {
-    const { item, role, lookup } = await readWithRole(caller, repositoryKey(id), id, [memberKey(id, caller.userId)]);
-    authorize(role, 'manage', 'Repository');
-    const stored = item as Item & StoredRepository;
+    const read = await readRepository(caller, id, [memberKey(id, caller.userId)]);
+    const { item: stored } = authorized(read, 'manage', 'Repository');
     checkPrecondition(precondition, stored.version);
     const { version, aclBuckets } = stored;
-    const member = lookup(memberKey(id, caller.userId))!;
-    const callersBucket = bucketOf(aclKey(id, caller.userId));
+    const member = callersMember(read.lookup, id, caller);
+    const callersBucket = bucketOfAclKey(aclKey(id, caller.userId));
+    // The bucket set can only grow while the repository exists, so its size as read proves it
+    // is the whole set (a member added and another removed since leave the member count as it was).
+    const wholeSet: Condition = {
+      expression: '#version = :version AND size(#buckets) = :buckets',
+      names: { '#version': 'version', '#buckets': 'aclBuckets' },
+      values: { ':version': version, ':buckets': aclBuckets.size },
+    };
     const steps: Parameters<typeof transactWrite>[0] = {
-      // The bucket set can only grow while the repository exists, so its size as read proves it
-      // is the whole set (a member added and another removed since leave the member count as it was).
-      repository: remove(repositoryKey(id), {
-        expression: '#version = :version AND size(#buckets) = :buckets',
-        names: { '#version': 'version', '#buckets': 'aclBuckets' },
-        values: { ':version': version, ':buckets': aclBuckets.size },
-      }),
+      repository: remove(repositoryKey(id), wholeSet),
       [ACCESS_STEP]: remove(aclKeyOfBucket(id, callersBucket), {
         expression: '#role = :owner',
         names: { '#role': roleAttribute(caller.userId) },
         values: { ':owner': 'owner' },
       }),
       member: remove(memberKey(id, caller.userId)),
-      membership: remove({ PK: userPartition(caller.userId), SK: member.listingKey as string }),
+      membership: removeMembership(caller.userId, member.listingKey),
       profile: leaveRepositoryStep(caller.userId),
       task: newTask({ kind: 'reclaim-repository', repositoryId: id }),
     };

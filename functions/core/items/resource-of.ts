@@ -4,7 +4,7 @@
  * resource: the contract tests check every answer against its strict schema, so an attribute
  * that leaked would fail them.
  */
-import type { Item } from './client';
+import type { Item } from '../db/client';
 
 /**
  * Attributes that are never part of a resource: keys, the name key names clash on, a folder's
