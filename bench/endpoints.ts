@@ -12,7 +12,7 @@ import { aclBucket } from '#core/items/keys';
 import { listMembers, putMember, removeMember } from '#core/items/member';
 import { createRepository, deleteRepository, getRepository, listRepositories, updateRepository } from '#core/items/repository';
 import { listTrash } from '#core/items/trash';
-import { DEFAULT_PAGE_SIZE } from '#core/schemas';
+import { DEFAULT_PAGE_SIZE } from '#core/requests';
 import { getDocumentPath } from '#core/use-cases/document-path';
 import { updateFolder } from '#core/use-cases/move-folder';
 import { emptyTrash, purgeFromTrash } from '#core/use-cases/purge';

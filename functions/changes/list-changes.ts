@@ -2,7 +2,7 @@
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
 import { readChanges } from '#core/items/change';
-import { changesQuery, idParams } from '#core/schemas';
+import { changesQuery, idParams } from '#core/requests';
 
 export const operation = {
   tag: 'Changes',

@@ -1,6 +1,6 @@
 /**
  * The service's limits (docs/api.md: Limits), in one place. Request-shape limits (names,
- * content, page size) are with the request schemas (core/schemas.ts) and names (core/names.ts).
+ * content, page size) are with the request schemas (core/requests.ts) and names (core/names.ts).
  */
 
 /** The three limits a test may lower (see `testOverrides`). */

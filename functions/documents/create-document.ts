@@ -3,7 +3,7 @@
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { createDocument } from '#core/items/document';
-import { createDocumentBody } from '#core/schemas';
+import { createDocumentBody } from '#core/requests';
 
 export const operation = {
   tag: 'Documents',

@@ -2,7 +2,7 @@
 
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { idParams } from '#core/schemas';
+import { idParams } from '#core/requests';
 import { trashDocument } from '#core/use-cases/trash';
 
 export const operation = {

@@ -1,7 +1,7 @@
 /** GET /document/{id}/path — the folders from the root down to the document's folder (breadcrumbs). */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
-import { idParams } from '#core/schemas';
+import { idParams } from '#core/requests';
 import { getDocumentPath } from '#core/use-cases/document-path';
 
 export const operation = {

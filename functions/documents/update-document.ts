@@ -3,7 +3,7 @@
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { updateDocument } from '#core/items/document';
-import { updateDocumentBody } from '#core/schemas';
+import { updateDocumentBody } from '#core/requests';
 
 export const operation = {
   tag: 'Documents',

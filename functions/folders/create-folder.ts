@@ -3,7 +3,7 @@
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { createFolder } from '#core/items/folder';
-import { createFolderBody } from '#core/schemas';
+import { createFolderBody } from '#core/requests';
 
 export const operation = {
   tag: 'Folders',

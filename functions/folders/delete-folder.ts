@@ -1,7 +1,7 @@
 /** DELETE /folder/{id} — move a folder, with everything below it, to the trash; guarded by If-Match. */
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { deleteFolderQuery, idParams } from '#core/schemas';
+import { deleteFolderQuery, idParams } from '#core/requests';
 import { trashFolder } from '#core/use-cases/trash';
 
 export const operation = {

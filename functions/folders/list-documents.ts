@@ -2,7 +2,7 @@
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
 import { listDocuments } from '#core/items/folder';
-import { idParams, pageQuery } from '#core/schemas';
+import { idParams, pageQuery } from '#core/requests';
 
 export const operation = {
   tag: 'Folders',

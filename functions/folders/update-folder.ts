@@ -1,7 +1,7 @@
 /** PUT /folder — rename a folder, or move it within its repository; guarded by If-Match / version. */
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { updateFolderBody } from '#core/schemas';
+import { updateFolderBody } from '#core/requests';
 import { updateFolder } from '#core/use-cases/move-folder';
 
 export const operation = {

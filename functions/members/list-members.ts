@@ -2,7 +2,7 @@
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
 import { listMembers } from '#core/items/member';
-import { idParams, pageQuery } from '#core/schemas';
+import { idParams, pageQuery } from '#core/requests';
 
 export const operation = {
   tag: 'Members',

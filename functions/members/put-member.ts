@@ -4,7 +4,7 @@ import { notVisible, type Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { putMember } from '#core/items/member';
 import { MAX_MEMBERS, MAX_REPOSITORIES_PER_USER } from '#core/limits';
-import { memberParams, putMemberBody } from '#core/schemas';
+import { memberParams, putMemberBody } from '#core/requests';
 
 export const operation = {
   tag: 'Members',

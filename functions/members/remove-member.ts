@@ -3,7 +3,7 @@
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { removeMember } from '#core/items/member';
-import { memberParams } from '#core/schemas';
+import { memberParams } from '#core/requests';
 
 export const operation = {
   tag: 'Members',

@@ -4,7 +4,7 @@ import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { createRepository } from '#core/items/repository';
 import { MAX_REPOSITORIES_PER_USER } from '#core/limits';
-import { createRepositoryBody } from '#core/schemas';
+import { createRepositoryBody } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',

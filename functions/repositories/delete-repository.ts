@@ -2,7 +2,7 @@
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { deleteRepository } from '#core/items/repository';
-import { idParams } from '#core/schemas';
+import { idParams } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',

@@ -2,7 +2,7 @@
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
 import { getRepository } from '#core/items/repository';
-import { idParams } from '#core/schemas';
+import { idParams } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',

@@ -2,7 +2,7 @@
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
 import { getRootFolder } from '#core/items/folder';
-import { idParams } from '#core/schemas';
+import { idParams } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',

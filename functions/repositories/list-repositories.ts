@@ -2,7 +2,7 @@
 import { endpoint } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
 import { listRepositories } from '#core/items/repository';
-import { pageQuery } from '#core/schemas';
+import { pageQuery } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',

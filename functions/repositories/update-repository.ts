@@ -2,7 +2,7 @@
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { updateRepository } from '#core/items/repository';
-import { idParams, updateRepositoryBody } from '#core/schemas';
+import { idParams, updateRepositoryBody } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',

@@ -1,7 +1,7 @@
 /** GET /document/{id}/revisions/{version} — one revision, with its content. */
 import { endpoint } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
-import { revisionParams } from '#core/schemas';
+import { revisionParams } from '#core/requests';
 import { getRevision } from '#core/use-cases/revisions';
 
 export const operation = {

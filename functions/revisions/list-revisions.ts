@@ -1,7 +1,7 @@
 /** GET /document/{id}/revisions — a document's revisions, newest first, in pages. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
-import { idParams, pageQuery } from '#core/schemas';
+import { idParams, pageQuery } from '#core/requests';
 import { listRevisions } from '#core/use-cases/revisions';
 
 export const operation = {

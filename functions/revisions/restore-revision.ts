@@ -1,7 +1,7 @@
 /** POST /document/{id}/revisions/{version}/restore — a new version with an old version's content; guarded by If-Match. */
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { revisionParams } from '#core/schemas';
+import { revisionParams } from '#core/requests';
 import { restoreRevision } from '#core/use-cases/revisions';
 
 export const operation = {

@@ -1,7 +1,7 @@
 /** DELETE /{id}/trash/{itemId} — delete one item of the trash permanently. */
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { trashItemParams } from '#core/schemas';
+import { trashItemParams } from '#core/requests';
 import { purgeFromTrash } from '#core/use-cases/purge';
 
 export const operation = {

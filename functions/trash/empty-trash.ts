@@ -1,7 +1,7 @@
 /** DELETE /{id}/trash — empty the repository's trash, permanently (owner). */
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { idParams } from '#core/schemas';
+import { idParams } from '#core/requests';
 import { emptyTrash } from '#core/use-cases/purge';
 
 export const operation = {

@@ -2,7 +2,7 @@
 import { endpoint } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
 import { listTrash } from '#core/items/trash';
-import { idParams, pageQuery } from '#core/schemas';
+import { idParams, pageQuery } from '#core/requests';
 
 export const operation = {
   tag: 'Trash',

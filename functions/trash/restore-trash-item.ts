@@ -1,7 +1,7 @@
 /** POST /{id}/trash/{itemId}/restore — bring a document or folder back from the trash. */
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { restoreBody, trashItemParams } from '#core/schemas';
+import { restoreBody, trashItemParams } from '#core/requests';
 import { restoreFromTrash } from '#core/use-cases/restore';
 
 export const operation = {

@@ -3,7 +3,7 @@
  * retries, a bisecting batch and an on-failure destination; locally fed the same records by
  * lib/local/stream-feeder.ts). The stream's filters (./filters.ts) pass it five kinds of record:
  *
- * - a change a write recorded → numbered into its repository's feed (./feed.ts);
+ * - a change a write recorded → numbered into its repository's feed (./number-changes.ts);
  * - a numbered change → published as an event (./events.ts);
  * - a task started or advanced → run a while (./tasks.ts);
  * - a trash record DynamoDB's TTL removed → its item purged (./housekeeping.ts);
@@ -20,8 +20,8 @@ import type { StoredTrashItem } from '#core/items/trash';
 import { logger } from '#core/logger';
 import type { Change } from '#core/resources';
 import { type NumberedChange, publishChanges } from './events';
-import { type PendingChange, sequenceChanges } from './feed';
 import { pruneRevisions, purgeExpired } from './housekeeping';
+import { type PendingChange, sequenceChanges } from './number-changes';
 import { taskSteps } from './task-kinds/index';
 import { runTask } from './tasks';
 

@@ -26,7 +26,7 @@ import { FEED_PENDING_PREFIX } from '#core/items/keys';
 import { sweepIndex } from '#core/items/task';
 import { logger } from '#core/logger';
 import { sweeping } from './delivery';
-import { sweepFeed } from './feed';
+import { sweepFeed } from './number-changes';
 import { taskSteps } from './task-kinds/index';
 import { runTask } from './tasks';
 

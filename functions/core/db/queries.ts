@@ -5,7 +5,7 @@
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { decodePageToken, encodePageToken } from '#core/paging';
-import type { PageQuery } from '#core/schemas';
+import type { PageQuery } from '#core/requests';
 import { db, type Item, tableName } from './client';
 
 export type QueryInput = Pick<QueryCommandInput, 'KeyConditionExpression' | 'ExpressionAttributeValues' | 'ExclusiveStartKey' | 'Limit'>;

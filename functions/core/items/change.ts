@@ -4,7 +4,7 @@
  * partition (`FEED#<repoId>` / `P#<at>#<uuid>`). The background worker puts pending changes in
  * order, in the order the stream delivers them (one partition key, so commit order), and numbers
  * them 1, 2, 3… (`S#<seq>`), in transactions that also move the counter (`SEQ`)
- * (functions/worker/feed.ts). No counter is touched by the write itself, so writes to one
+ * (functions/worker/number-changes.ts). No counter is touched by the write itself, so writes to one
  * repository never contend for one item (docs/data-model.md: The change feed). The pending item
  * is in the sweep index (./task.ts) from its write's time until it is numbered, so a change
  * whose stream record was lost is still found and numbered (functions/worker/sweeper.ts).
@@ -21,8 +21,8 @@ import { itemIsAbsent } from '../db/conditions';
 import { queryPage } from '../db/queries';
 import { HttpError, invalidField } from '../errors';
 import { decodePageToken, encodePageToken } from '../paging';
+import { type ChangesQuery, LATEST_CURSOR } from '../requests';
 import type { Caller, Change, ResourceOf } from '../resources';
-import { type ChangesQuery, LATEST_CURSOR } from '../schemas';
 import { FEED_SEQUENCED_END, feedPartition, feedSequenceKey, pendingChangeKey, repositoryKey, sequencedChangeKey } from './keys';
 import { resourceOf } from './resource-of';
 import { readWithRole } from './role';
@@ -34,7 +34,7 @@ export const CHANGE_STEP = 'change';
 export const recordChange = (repositoryId: string, change: Change): TransactItem => {
   const unique = randomUUID();
   // `P#<at>#<uuid>`: pending changes sort by the time of their write, so the worker reads the
-  // ones written before a batch (functions/worker/feed.ts) with a range, not the whole partition.
+  // ones written before a batch (functions/worker/number-changes.ts) with a range, not the whole partition.
   return put(
     {
       ...pendingChangeKey(repositoryId, pendingChangeId(change.at, unique)),

@@ -14,8 +14,8 @@ import { pageRequest, readPage } from '../db/queries';
 import { HttpError, notFound } from '../errors';
 import { now } from '../ids';
 import { MAX_MEMBERS } from '../limits';
+import type { PageQuery } from '../requests';
 import type { Caller, Member, Page, Role } from '../resources';
-import type { PageQuery } from '../schemas';
 import { recordChange } from './change';
 import {
   aclKey,

@@ -10,8 +10,8 @@ import { pageRequest, readPage } from '../db/queries';
 import { newId, now } from '../ids';
 import { nameKey } from '../names';
 import { checkPrecondition, type Precondition } from '../preconditions';
+import type { PageQuery } from '../requests';
 import type { Caller, Folder, Page, Repository } from '../resources';
-import type { PageQuery } from '../schemas';
 import { recordChange } from './change';
 import { renameRootStep, rootFolderStep } from './folder';
 import {

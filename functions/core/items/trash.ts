@@ -12,8 +12,8 @@ import { pageRequest, readPage } from '../db/queries';
 import { notFound } from '../errors';
 import { now } from '../ids';
 import { DAY_MS, TRASH_DAYS } from '../limits';
+import type { PageQuery } from '../requests';
 import type { Caller, Page, Role, TrashItem } from '../resources';
-import type { PageQuery } from '../schemas';
 import type { StoredDocument } from './document';
 import type { StoredFolder } from './folder';
 import {

@@ -11,8 +11,8 @@ import { resourceOf } from '../items/resource-of';
 import { revisionKeys, revisionMissing, revisionWithContent } from '../items/revision';
 import { authorized } from '../items/role';
 import type { Precondition } from '../preconditions';
+import type { PageQuery } from '../requests';
 import type { Caller, Document, Page, Revision, RevisionSummary } from '../resources';
-import type { PageQuery } from '../schemas';
 
 /** GET /document/{id}/revisions: newest first. The document (and the caller's role) and the page are read side by side. */
 export async function listRevisions(caller: Caller, documentId: string, query: PageQuery): Promise<Page<RevisionSummary>> {
