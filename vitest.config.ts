@@ -12,7 +12,7 @@ process.env.ROUTE_COVERAGE_FILE ??= join(tmpdir(), `documents-route-coverage-${r
  * seconds. `npm test` runs it first, then the other projects, each file once.
  */
 /** Files that run with the service's limits lowered (functions/core/limits.ts): a limit test seeds 4, not 999. */
-const LOWERED_LIMITS = ['test/e2e/limits.test.ts'];
+const LOWERED_LIMITS = ['test/repositories/limits.test.ts'];
 
 const FAST = [
   'test/unit/**/*.test.ts',
@@ -31,17 +31,17 @@ const FAST = [
  */
 const LONGEST_FIRST = [
   'test/infra/synth.test.ts',
-  'test/e2e/template-mode.test.ts',
-  'test/e2e/members.test.ts',
-  'test/e2e/trash.test.ts',
-  'test/e2e/lifecycle.test.ts',
-  'test/integration/durability.test.ts',
+  'test/api/template-mode.test.ts',
+  'test/members/members.test.ts',
+  'test/trash/trash.test.ts',
+  'test/repositories/lifecycle.test.ts',
+  'test/local/durability.test.ts',
   'test/infra/bundles.test.ts',
-  'test/integration/worker-restart.test.ts',
+  'test/worker/worker-restart.test.ts',
   'test/contract/service.test.ts',
-  'test/e2e/role-matrix.test.ts',
-  'test/e2e/readme.test.ts',
-  'test/integration/dynamodb-local.test.ts',
+  'test/members/role-matrix.test.ts',
+  'test/api/readme.test.ts',
+  'test/local/dynamodb-local.test.ts',
   'test/contract/prism.test.ts',
 ];
 

@@ -4,15 +4,21 @@
  * middy or validation); the status it must answer; the least it could do (the items it cannot
  * avoid reading or writing, and the round trips that takes). Every scenario reads this list.
  */
-import { DEFAULT_PAGE_SIZE } from '#core/schemas';
-import { createDocument, getDocument, updateDocument } from '#core/store/documents';
-import { readChanges } from '#core/store/feed';
-import { createFolder, getFolder, getRootFolder, listDocuments, listFolders, updateFolder } from '#core/store/folders';
-import { aclBucket } from '#core/store/keys';
-import { listMembers, putMember, removeMember } from '#core/store/members';
-import { createRepository, deleteRepository, getRepository, listRepositories, updateRepository } from '#core/store/repositories';
-import { getRevision, listRevisions, restoreRevision } from '#core/store/revisions';
-import { emptyTrash, listTrash, purgeFromTrash, restoreFromTrash, trashDocument, trashFolder } from '#core/store/trash';
+
+import { readChanges } from '#core/items/change';
+import { createDocument, getDocument, updateDocument } from '#core/items/document';
+import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
+import { aclBucket } from '#core/items/keys';
+import { listMembers, putMember, removeMember } from '#core/items/member';
+import { createRepository, deleteRepository, getRepository, listRepositories, updateRepository } from '#core/items/repository';
+import { listTrash } from '#core/items/trash';
+import { DEFAULT_PAGE_SIZE } from '#core/requests';
+import { getDocumentPath } from '#core/use-cases/document-path';
+import { updateFolder } from '#core/use-cases/move-folder';
+import { emptyTrash, purgeFromTrash } from '#core/use-cases/purge';
+import { restoreFromTrash } from '#core/use-cases/restore';
+import { getRevision, listRevisions, restoreRevision } from '#core/use-cases/revisions';
+import { trashDocument, trashFolder } from '#core/use-cases/trash';
 import type { Fixture, TargetKind } from './fixture';
 import { oneKb } from './seed';
 
@@ -227,6 +233,18 @@ export const endpoints: Endpoint[] = [
     throughput: true,
     http: (f) => ({ method: 'GET', path: `/document/${f.documentId}` }),
     store: (f) => getDocument(f.caller, f.documentId),
+  },
+  {
+    name: 'GET /document/{id}/path',
+    status: 200,
+    minimum: {
+      roundTrips: 3,
+      reads: ['document', 'role', 'folder', 'folder'],
+      writes: [],
+      why: 'the document names its folder, the folder its ancestors (its path): each read needs the one before; the ancestors are read side by side',
+    },
+    http: (f) => ({ method: 'GET', path: `/document/${f.documentId}/path` }),
+    store: (f) => getDocumentPath(f.caller, f.documentId),
   },
   {
     name: 'POST /document',

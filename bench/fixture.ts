@@ -3,12 +3,13 @@
  * plain ids, so it travels to the runner over IPC. Also what the calls of a run change (one
  * target each: makeTargets), and the folder trees of the life-cycle scenario (makeTree).
  */
+
+import { readChanges } from '#core/items/change';
+import { createDocument } from '#core/items/document';
+import { createFolder } from '#core/items/folder';
+import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
-import { createDocument } from '#core/store/documents';
-import { readChanges } from '#core/store/feed';
-import { createFolder } from '#core/store/folders';
-import { createRepository } from '#core/store/repositories';
-import { trashDocument, trashFolder } from '#core/store/trash';
+import { trashDocument, trashFolder } from '#core/use-cases/trash';
 import { oneKb, seedDocuments } from './seed';
 
 export interface Fixture {

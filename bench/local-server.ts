@@ -114,7 +114,7 @@ async function bareProcess() {
   let item: { PK: { S: string }; SK: { S: string } };
   serve({
     async start(endpoint: string, documentId: string) {
-      const { documentKey } = await import('#core/store/keys');
+      const { documentKey } = await import('#core/items/keys');
       const key = documentKey(documentId);
       item = { PK: { S: key.PK }, SK: { S: key.SK } };
       const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
@@ -174,7 +174,10 @@ function summarizeProfile(profile: CpuProfile) {
     ['middy', /node_modules\/@middy\//],
     ['powertools logger', /node_modules\/@aws-lambda-powertools\//],
     ['zod', /node_modules\/zod\//],
-    ['store: functions/core/store', /functions\/core\/store\/|functions\/core\/(ids|names|paging|preconditions|resources)\.ts/],
+    [
+      'store: functions/core/{db,items,use-cases}',
+      /functions\/core\/(db|items|use-cases)\/|functions\/core\/(ids|names|paging|preconditions|resources)\.ts/,
+    ],
     ['AWS SDK', /node_modules\/@aws-sdk\/|node_modules\/@smithy\//],
     ['routes', /functions\/routes\.ts/],
   ];

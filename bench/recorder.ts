@@ -6,15 +6,15 @@
  * client of its own (not recorded), since the larger image decides the bill.
  */
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db, type Item, tableName } from '#core/store/client';
-import type { Key } from '#core/store/keys';
+import { db, type Item, tableName } from '#core/db/client';
+import type { Key } from '#core/items/keys';
 import { localClient } from '#lib/local/dynamodb-local';
 import { itemSize, readUnits, transactionalWriteUnits } from '#test/support/item-size';
 
 /** A write outside a transaction (BatchWriteItem): 1 write unit per 1 KB of the larger image (a delete: the item deleted). */
 const writeUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
 
-/** Item kinds by key shape (functions/core/store/keys.ts). */
+/** Item kinds by key shape (functions/core/items/keys.ts). */
 const KINDS: [kind: string, pk: string, sk: RegExp][] = [
   ['repository', 'REPO#', /^REPO$/],
   ['member', 'REPO#', /^M#/],

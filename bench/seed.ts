@@ -6,9 +6,9 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { BatchWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, type Item, tableName } from '#core/db/client';
+import { createDocument } from '#core/items/document';
 import type { Caller } from '#core/resources';
-import { db, type Item, tableName } from '#core/store/client';
-import { createDocument } from '#core/store/documents';
 
 /** The content of every document the bench makes. */
 export const oneKb = (fill = 'x') => fill.repeat(1024);

@@ -8,6 +8,8 @@
  * endpoint (schemas, answers, errors, words for readers) is declared in its module, beside its
  * code; CDK and the fallback function never load those modules.
  */
+import type { Operation } from './core/http/operation';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export type DynamoDbAction =
@@ -26,7 +28,7 @@ export interface Route {
   readonly method: HttpMethod;
   /** API Gateway HTTP API path, with `{param}` segments. */
   readonly path: string;
-  readonly handler: string;
+  readonly handler: HandlerPath;
   /**
    * The DynamoDB actions its store functions use. What IAM grants is `dynamodbActionsOf(route)`:
    * these, plus the Idempotency-Key record's actions on a write route.
@@ -87,33 +89,131 @@ export function dynamodbActionsOf(fn: { readonly method?: HttpMethod; readonly d
 /** Swagger UI's files, read at run time by the reference asset route (copied beside its bundle on AWS). */
 export const referenceAssetFiles = ['node_modules/swagger-ui-dist/swagger-ui-bundle.js', 'node_modules/swagger-ui-dist/swagger-ui.css'];
 
+/** What every handler module (functions/<resource>/<verb>.ts) exports. */
+export interface HandlerModule {
+  readonly handler: (...args: never[]) => unknown;
+  readonly operation: Operation;
+}
+
+/**
+ * A route's handler module: its path under functions/ (no extension), typed by a type-only import
+ * of the module, so the compiler checks that it exists and exports a handler and its operation,
+ * while CDK and the fallback function never load it. The agreement guard (test/guard) checks that
+ * both spellings name the same file.
+ */
+const handlerAt = <M extends HandlerModule>(path: string): HandlerPath<M> => path as HandlerPath<M>;
+/** A handler module's path, branded with the module's type. */
+export type HandlerPath<M extends HandlerModule = HandlerModule> = string & { readonly module?: M };
+
 export const routes: readonly Route[] = [
   // The memberships are a Query; the repositories of the page are read with BatchGetItem.
-  { name: 'ListRepositories', method: 'GET', path: '/', handler: 'repositories/list-repositories', dynamodb: LIST, pages: true },
+  {
+    name: 'ListRepositories',
+    method: 'GET',
+    path: '/',
+    handler: handlerAt<typeof import('./repositories/list-repositories')>('repositories/list-repositories'),
+    dynamodb: LIST,
+    pages: true,
+  },
   {
     name: 'CreateRepository',
     method: 'POST',
     path: '/',
-    handler: 'repositories/create-repository',
+    handler: handlerAt<typeof import('./repositories/create-repository')>('repositories/create-repository'),
     dynamodb: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
   },
-  { name: 'GetRepository', method: 'GET', path: '/{id}', handler: 'repositories/get-repository', dynamodb: READ },
-  { name: 'GetRootFolder', method: 'GET', path: '/{id}/folder', handler: 'repositories/get-root-folder', dynamodb: READ },
-  { name: 'GetFolder', method: 'GET', path: '/folder/{id}', handler: 'folders/get-folder', dynamodb: READ },
-  { name: 'CreateFolder', method: 'POST', path: '/folder', handler: 'folders/create-folder', dynamodb: WRITE },
-  { name: 'ListFolders', method: 'GET', path: '/folder/{id}/folders', handler: 'folders/list-folders', dynamodb: LIST, pages: true },
-  { name: 'ListDocuments', method: 'GET', path: '/folder/{id}/documents', handler: 'folders/list-documents', dynamodb: LIST, pages: true },
-  { name: 'GetDocument', method: 'GET', path: '/document/{id}', handler: 'documents/get-document', dynamodb: READ },
-  { name: 'CreateDocument', method: 'POST', path: '/document', handler: 'documents/create-document', dynamodb: WRITE },
-  { name: 'UpdateDocument', method: 'PUT', path: '/document', handler: 'documents/update-document', dynamodb: WRITE },
-  { name: 'DeleteDocument', method: 'DELETE', path: '/document/{id}', handler: 'documents/delete-document', dynamodb: WRITE },
+  {
+    name: 'GetRepository',
+    method: 'GET',
+    path: '/{id}',
+    handler: handlerAt<typeof import('./repositories/get-repository')>('repositories/get-repository'),
+    dynamodb: READ,
+  },
+  {
+    name: 'GetRootFolder',
+    method: 'GET',
+    path: '/{id}/folder',
+    handler: handlerAt<typeof import('./repositories/get-root-folder')>('repositories/get-root-folder'),
+    dynamodb: READ,
+  },
+  {
+    name: 'GetFolder',
+    method: 'GET',
+    path: '/folder/{id}',
+    handler: handlerAt<typeof import('./folders/get-folder')>('folders/get-folder'),
+    dynamodb: READ,
+  },
+  {
+    name: 'CreateFolder',
+    method: 'POST',
+    path: '/folder',
+    handler: handlerAt<typeof import('./folders/create-folder')>('folders/create-folder'),
+    dynamodb: WRITE,
+  },
+  {
+    name: 'ListFolders',
+    method: 'GET',
+    path: '/folder/{id}/folders',
+    handler: handlerAt<typeof import('./folders/list-folders')>('folders/list-folders'),
+    dynamodb: LIST,
+    pages: true,
+  },
+  {
+    name: 'ListDocuments',
+    method: 'GET',
+    path: '/folder/{id}/documents',
+    handler: handlerAt<typeof import('./folders/list-documents')>('folders/list-documents'),
+    dynamodb: LIST,
+    pages: true,
+  },
+  {
+    name: 'GetDocument',
+    method: 'GET',
+    path: '/document/{id}',
+    handler: handlerAt<typeof import('./documents/get-document')>('documents/get-document'),
+    dynamodb: READ,
+  },
+  {
+    name: 'GetDocumentPath',
+    method: 'GET',
+    path: '/document/{id}/path',
+    handler: handlerAt<typeof import('./documents/get-document-path')>('documents/get-document-path'),
+    dynamodb: READ,
+  },
+  {
+    name: 'CreateDocument',
+    method: 'POST',
+    path: '/document',
+    handler: handlerAt<typeof import('./documents/create-document')>('documents/create-document'),
+    dynamodb: WRITE,
+  },
+  {
+    name: 'UpdateDocument',
+    method: 'PUT',
+    path: '/document',
+    handler: handlerAt<typeof import('./documents/update-document')>('documents/update-document'),
+    dynamodb: WRITE,
+  },
+  {
+    name: 'DeleteDocument',
+    method: 'DELETE',
+    path: '/document/{id}',
+    handler: handlerAt<typeof import('./documents/delete-document')>('documents/delete-document'),
+    dynamodb: WRITE,
+  },
   // Life cycle of repositories and folders, and the trash (docs/api.md: Life cycle, Trash).
-  { name: 'UpdateRepository', method: 'PUT', path: '/{id}', handler: 'repositories/update-repository', dynamodb: WRITE },
+  {
+    name: 'UpdateRepository',
+    method: 'PUT',
+    path: '/{id}',
+    handler: handlerAt<typeof import('./repositories/update-repository')>('repositories/update-repository'),
+    dynamodb: WRITE,
+  },
   {
     name: 'DeleteRepository',
     method: 'DELETE',
     path: '/{id}',
-    handler: 'repositories/delete-repository',
+    handler: handlerAt<typeof import('./repositories/delete-repository')>('repositories/delete-repository'),
     dynamodb: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
   },
   // Query: a move reads whether the folder has sub folders (and, going deeper, how deep they go); a delete whether it is empty.
@@ -121,7 +221,7 @@ export const routes: readonly Route[] = [
     name: 'UpdateFolder',
     method: 'PUT',
     path: '/folder',
-    handler: 'folders/update-folder',
+    handler: handlerAt<typeof import('./folders/update-folder')>('folders/update-folder'),
     // The folder and its entry are put whole (GetItem: see WRITE).
     dynamodb: [
       'dynamodb:BatchGetItem',
@@ -136,23 +236,36 @@ export const routes: readonly Route[] = [
     name: 'DeleteFolder',
     method: 'DELETE',
     path: '/folder/{id}',
-    handler: 'folders/delete-folder',
+    handler: handlerAt<typeof import('./folders/delete-folder')>('folders/delete-folder'),
     dynamodb: [...WRITE, 'dynamodb:Query'],
   },
-  { name: 'ListTrash', method: 'GET', path: '/{id}/trash', handler: 'trash/list-trash', dynamodb: LIST, pages: true },
+  {
+    name: 'ListTrash',
+    method: 'GET',
+    path: '/{id}/trash',
+    handler: handlerAt<typeof import('./trash/list-trash')>('trash/list-trash'),
+    dynamodb: LIST,
+    pages: true,
+  },
   {
     name: 'RestoreTrashItem',
     method: 'POST',
     path: '/{id}/trash/{itemId}/restore',
-    handler: 'trash/restore-trash-item',
+    handler: handlerAt<typeof import('./trash/restore-trash-item')>('trash/restore-trash-item'),
     dynamodb: [...WRITE, 'dynamodb:Query'],
   },
-  { name: 'DeleteTrashItem', method: 'DELETE', path: '/{id}/trash/{itemId}', handler: 'trash/delete-trash-item', dynamodb: WRITE },
+  {
+    name: 'DeleteTrashItem',
+    method: 'DELETE',
+    path: '/{id}/trash/{itemId}',
+    handler: handlerAt<typeof import('./trash/delete-trash-item')>('trash/delete-trash-item'),
+    dynamodb: WRITE,
+  },
   {
     name: 'EmptyTrash',
     method: 'DELETE',
     path: '/{id}/trash',
-    handler: 'trash/empty-trash',
+    handler: handlerAt<typeof import('./trash/empty-trash')>('trash/empty-trash'),
     dynamodb: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:ConditionCheckItem'],
   },
   // History: revisions, and each repository's change feed (docs/api.md: Revisions, Change feed).
@@ -160,31 +273,77 @@ export const routes: readonly Route[] = [
     name: 'ListRevisions',
     method: 'GET',
     path: '/document/{id}/revisions',
-    handler: 'revisions/list-revisions',
+    handler: handlerAt<typeof import('./revisions/list-revisions')>('revisions/list-revisions'),
     dynamodb: LIST,
     pages: true,
   },
-  { name: 'GetRevision', method: 'GET', path: '/document/{id}/revisions/{version}', handler: 'revisions/get-revision', dynamodb: READ },
+  {
+    name: 'GetRevision',
+    method: 'GET',
+    path: '/document/{id}/revisions/{version}',
+    handler: handlerAt<typeof import('./revisions/get-revision')>('revisions/get-revision'),
+    dynamodb: READ,
+  },
   {
     name: 'RestoreRevision',
     method: 'POST',
     path: '/document/{id}/revisions/{version}/restore',
-    handler: 'revisions/restore-revision',
+    handler: handlerAt<typeof import('./revisions/restore-revision')>('revisions/restore-revision'),
     dynamodb: WRITE,
   },
-  { name: 'ListChanges', method: 'GET', path: '/{id}/changes', handler: 'changes/list-changes', dynamodb: LIST, pages: true },
+  {
+    name: 'ListChanges',
+    method: 'GET',
+    path: '/{id}/changes',
+    handler: handlerAt<typeof import('./changes/list-changes')>('changes/list-changes'),
+    dynamodb: LIST,
+    pages: true,
+  },
   // Sharing: `{userId}` is a JWT `sub`, percent-encoded in the path (docs/api.md: Sharing).
-  { name: 'ListMembers', method: 'GET', path: '/{id}/members', handler: 'members/list-members', dynamodb: LIST, pages: true },
-  { name: 'PutMember', method: 'PUT', path: '/{id}/members/{userId}', handler: 'members/put-member', dynamodb: WRITE },
-  { name: 'RemoveMember', method: 'DELETE', path: '/{id}/members/{userId}', handler: 'members/remove-member', dynamodb: WRITE },
+  {
+    name: 'ListMembers',
+    method: 'GET',
+    path: '/{id}/members',
+    handler: handlerAt<typeof import('./members/list-members')>('members/list-members'),
+    dynamodb: LIST,
+    pages: true,
+  },
+  {
+    name: 'PutMember',
+    method: 'PUT',
+    path: '/{id}/members/{userId}',
+    handler: handlerAt<typeof import('./members/put-member')>('members/put-member'),
+    dynamodb: WRITE,
+  },
+  {
+    name: 'RemoveMember',
+    method: 'DELETE',
+    path: '/{id}/members/{userId}',
+    handler: handlerAt<typeof import('./members/remove-member')>('members/remove-member'),
+    dynamodb: WRITE,
+  },
   // The API's own reference, public: the OpenAPI document and Swagger UI (docs/api-decisions.md).
-  { name: 'GetOpenApi', method: 'GET', path: '/openapi.json', handler: 'reference/get-openapi', dynamodb: [], public: true },
-  { name: 'GetDocsPage', method: 'GET', path: '/docs', handler: 'reference/get-docs-page', dynamodb: [], public: true },
+  {
+    name: 'GetOpenApi',
+    method: 'GET',
+    path: '/openapi.json',
+    handler: handlerAt<typeof import('./reference/get-openapi')>('reference/get-openapi'),
+    dynamodb: [],
+    public: true,
+  },
+  {
+    name: 'GetDocsPage',
+    method: 'GET',
+    path: '/docs',
+    handler: handlerAt<typeof import('./reference/get-docs-page')>('reference/get-docs-page'),
+    dynamodb: [],
+    public: true,
+  },
   {
     name: 'GetDocsAsset',
     method: 'GET',
     path: '/docs/{asset}',
-    handler: 'reference/get-docs-asset',
+    handler: handlerAt<typeof import('./reference/get-docs-asset')>('reference/get-docs-asset'),
     dynamodb: [],
     public: true,
     files: referenceAssetFiles,

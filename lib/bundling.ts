@@ -43,15 +43,15 @@ export const functionBundling = {
    * - Lambda hands a function its credentials in environment variables, so the SDK's default
    *   credential chain (SSO, ini files, STS web identity, process, ECS, EC2 metadata, with the
    *   SSO and STS clients they need) is ~140 KB of a handler's ~410 KB that never runs: a
-   *   20-line reader of those variables instead (functions/core/store/env-credentials.ts).
+   *   20-line reader of those variables instead (functions/core/db/sdk-stand-ins/env-credentials.ts).
    * - Event streams, which DynamoDB does not have, reached by a dynamic `import()` that made
-   *   esbuild wrap most of the SDK in lazy initializers (functions/core/store/no-event-streams.ts):
+   *   esbuild wrap most of the SDK in lazy initializers (functions/core/db/sdk-stand-ins/no-event-streams.ts):
    *   ~20 KB and about a tenth of a handler's module load.
    */
   esbuildArgs: {
     '--alias': [
-      '@aws-sdk/credential-provider-node=./functions/core/store/env-credentials.ts',
-      '@smithy/core/event-streams=./functions/core/store/no-event-streams.ts',
+      '@aws-sdk/credential-provider-node=./functions/core/db/sdk-stand-ins/env-credentials.ts',
+      '@smithy/core/event-streams=./functions/core/db/sdk-stand-ins/no-event-streams.ts',
     ],
   } as Readonly<Record<string, string | readonly string[]>>,
 } as const;

@@ -1,9 +1,9 @@
 /**
  * The single DynamoDB table, as plain data: the CDK stack and the local runtime
  * (which creates it in DynamoDB Local) both build it from here.
- * Key shapes live in functions/core/store/keys.ts; see docs/data-model.md.
+ * Key shapes live in functions/core/items/keys.ts; see docs/data-model.md.
  */
-import { sweepIndex } from '#core/store/tasks';
+import { sweepIndex } from '#core/items/task';
 
 export const tableDefinition = {
   partitionKey: 'PK',

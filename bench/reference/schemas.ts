@@ -1,4 +1,4 @@
 /** Cold-start reference: every request schema (zod/mini). */
-import * as schemas from '#core/schemas';
+import * as schemas from '#core/requests';
 
 export const handler = async () => schemas;

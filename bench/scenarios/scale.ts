@@ -86,5 +86,5 @@ ${table(
 Ratio big / small (p50): **${f(s.ratio)}**. A page is one Query from the token's position, whatever the
 folder's size. A later page names its key range from that position (\`SK BETWEEN\`): DynamoDB Local
 otherwise walks the prefix from its first item to the start key, which made a page half way through
-50,000 documents about 3× slower than the first (\`functions/core/store/pages.ts\`).
+50,000 documents about 3× slower than the first (\`functions/core/db/queries.ts\`).
 `;

@@ -4,7 +4,7 @@
  *
  * 1. GET /document/{id} by a user in 1 repository and by a user in 1,000: the same 1 KB document
  *    in a repository of one member each time. The role is one attribute of a small bucket item
- *    of the document's repository (functions/core/store/keys.ts), so nothing the request reads
+ *    of the document's repository (functions/core/items/keys.ts), so nothing the request reads
  *    grows with the caller's other repositories.
  * 2. GET /{id}/members from a repository of 1,000 members and from one of 10, by their owner,
  *    pages of the same size (10) so that the page itself is the same work; plus a page from the
@@ -18,10 +18,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HttpError } from '#core/errors';
+import { createDocument } from '#core/items/document';
+import { putMember } from '#core/items/member';
+import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
-import { createDocument } from '#core/store/documents';
-import { putMember } from '#core/store/members';
-import { createRepository } from '#core/store/repositories';
 import { startLocalService } from '#lib/local/service';
 import type { Request } from '../endpoints';
 import { hammer, median, quantile, round, send, type Target } from '../load';

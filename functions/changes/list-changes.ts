@@ -1,11 +1,13 @@
 /** GET /{id}/changes — a repository's change feed after a cursor. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
-import { changesQuery, idParams } from '#core/schemas';
-import { readChanges } from '#core/store/feed';
+import { readChanges } from '#core/items/change';
+import { changesQuery, idParams } from '#core/requests';
 
 export const operation = {
   tag: 'Changes',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.repository }, query: { cursor: 'latest' } }) },
   summary: "Follow a repository's changes",
   description:
     'The changes after `cursor`, oldest first, and the cursor to ask with next. Start with `cursor=latest`: an empty ' +

@@ -1,6 +1,6 @@
 /**
  * The service's limits (docs/api.md: Limits), in one place. Request-shape limits (names,
- * content, page size) are with the request schemas (core/schemas.ts) and names (core/names.ts).
+ * content, page size) are with the request schemas (core/requests.ts) and names (core/names.ts).
  */
 
 /** The three limits a test may lower (see `testOverrides`). */
@@ -10,7 +10,7 @@ type Overridable = (typeof OVERRIDABLE)[number];
 /**
  * Tests only: `DOCUMENTS_TEST_LIMITS='{"members":5,"repositoriesPerUser":5}'` lowers these limits
  * in a vitest worker, so a test of a limit seeds 5 items through the API, not 999
- * (vitest.config.ts sets it for test/e2e/limits.test.ts alone). Honoured only where vitest runs
+ * (vitest.config.ts sets it for test/repositories/limits.test.ts alone). Honoured only where vitest runs
  * (it sets VITEST in its workers): a deployed function or `npm start` always has the values below,
  * which test/unit/limits.test.ts holds to docs/api.md. A name or value it does not know fails loudly.
  */

@@ -149,6 +149,10 @@ export const resources = {
   DocumentSummary: documentSummarySchema,
   RepositoryList: page(repositorySchema),
   FolderList: page(folderSchema),
+  /** GET /document/{id}/path: not a page (folders nest at most 50 deep). */
+  FolderPath: z.strictObject({
+    items: z.array(folderSchema).check(z.meta({ description: "From the repository's root folder down to the document's folder." })),
+  }),
   DocumentList: page(documentSummarySchema),
   Member: memberSchema,
   MemberList: page(memberSchema),

@@ -2,11 +2,13 @@
 
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { createDocumentBody } from '#core/schemas';
-import { createDocument } from '#core/store/documents';
+import { createDocument } from '#core/items/document';
+import { createDocumentBody } from '#core/requests';
 
 export const operation = {
   tag: 'Documents',
+  access: 'editor',
+  example: { request: (s) => ({ body: { folderId: s.folder, name: `notes-${s.unique}.md`, content: '# Notes' } }) },
   summary: 'Create a document',
   description:
     'A document in `folderId`. `content` defaults to `""`, `contentType` to `text/plain; charset=utf-8`. ' +

@@ -2,11 +2,13 @@
 
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { idParams } from '#core/schemas';
-import { trashDocument } from '#core/store/trash';
+import { idParams } from '#core/requests';
+import { trashDocument } from '#core/use-cases/trash';
 
 export const operation = {
   tag: 'Documents',
+  access: 'editor',
+  example: { request: (s) => ({ params: { id: s.document } }), consumes: true },
   summary: 'Delete a document (to the trash)',
   description: "Moves the document to its repository's trash (`GET /{id}/trash`), from where it can be restored for 30 days.",
   params: idParams,

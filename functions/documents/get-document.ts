@@ -1,11 +1,13 @@
 /** GET /document/{id} — one document with its content and ETag. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
-import { idParams } from '#core/schemas';
-import { getDocument } from '#core/store/documents';
+import { getDocument } from '#core/items/document';
+import { idParams } from '#core/requests';
 
 export const operation = {
   tag: 'Documents',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.document } }) },
   summary: 'Get a document',
   params: idParams,
   success: { status: 200, description: 'The document, with its content.', body: 'Document', etag: true },

@@ -2,11 +2,13 @@
 
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { updateDocumentBody } from '#core/schemas';
-import { updateDocument } from '#core/store/documents';
+import { updateDocument } from '#core/items/document';
+import { updateDocumentBody } from '#core/requests';
 
 export const operation = {
   tag: 'Documents',
+  access: 'editor',
+  example: { request: (s) => ({ body: { id: s.document, content: 'Second draft' } }) },
   summary: 'Update or move a document',
   description:
     'Changes the fields sent; the others keep their value. `folderId` moves it to another folder of the same ' +

@@ -2,11 +2,13 @@
 
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { createFolderBody } from '#core/schemas';
-import { createFolder } from '#core/store/folders';
+import { createFolder } from '#core/items/folder';
+import { createFolderBody } from '#core/requests';
 
 export const operation = {
   tag: 'Folders',
+  access: 'editor',
+  example: { request: (s) => ({ body: { parentId: s.folder, name: `Drafts ${s.unique}` } }) },
   summary: 'Create a folder',
   description: 'A sub folder of `parentId`. Needs the `owner` or `editor` role.',
   body: createFolderBody,

@@ -1,11 +1,13 @@
 /** DELETE /folder/{id} — move a folder, with everything below it, to the trash; guarded by If-Match. */
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { deleteFolderQuery, idParams } from '#core/schemas';
-import { trashFolder } from '#core/store/trash';
+import { deleteFolderQuery, idParams } from '#core/requests';
+import { trashFolder } from '#core/use-cases/trash';
 
 export const operation = {
   tag: 'Folders',
+  access: 'editor',
+  example: { request: (s) => ({ params: { id: s.folder } }), consumes: true },
   summary: 'Delete a folder (to the trash)',
   description:
     "Moves the folder and everything below it to its repository's trash (`GET /{id}/trash`), where it is one item, restorable " +

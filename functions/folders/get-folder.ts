@@ -1,11 +1,13 @@
 /** GET /folder/{id} — one folder. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
-import { idParams } from '#core/schemas';
-import { getFolder } from '#core/store/folders';
+import { getFolder } from '#core/items/folder';
+import { idParams } from '#core/requests';
 
 export const operation = {
   tag: 'Folders',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.folder } }) },
   summary: 'Get a folder',
   params: idParams,
   success: { status: 200, description: 'The folder.', body: 'Folder', etag: true },

@@ -1,11 +1,13 @@
 /** GET /folder/{id}/documents — the documents directly in the folder, by name, without content. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
-import { idParams, pageQuery } from '#core/schemas';
-import { listDocuments } from '#core/store/folders';
+import { listDocuments } from '#core/items/folder';
+import { idParams, pageQuery } from '#core/requests';
 
 export const operation = {
   tag: 'Folders',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.folder } }) },
   summary: "List a folder's documents",
   description: 'Documents directly in the folder, by name, case-insensitively; without `content`.',
   params: idParams,

@@ -1,11 +1,13 @@
 /** GET /folder/{id}/folders — the folder's direct sub folders, by name. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
-import { idParams, pageQuery } from '#core/schemas';
-import { listFolders } from '#core/store/folders';
+import { listFolders } from '#core/items/folder';
+import { idParams, pageQuery } from '#core/requests';
 
 export const operation = {
   tag: 'Folders',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.folder } }) },
   summary: "List a folder's sub folders",
   description: 'Direct sub folders only, by name, case-insensitively.',
   params: idParams,

@@ -1,11 +1,13 @@
 /** PUT /folder — rename a folder, or move it within its repository; guarded by If-Match / version. */
 import { notVisible, type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { updateFolderBody } from '#core/schemas';
-import { updateFolder } from '#core/store/folders';
+import { updateFolderBody } from '#core/requests';
+import { updateFolder } from '#core/use-cases/move-folder';
 
 export const operation = {
   tag: 'Folders',
+  access: 'editor',
+  example: { request: (s) => ({ body: { id: s.folder, name: `Archive ${s.unique}` } }) },
   summary: 'Rename or move a folder',
   description:
     'Changes the fields sent. `parentId` moves it, with everything below it, into another folder of the same repository (a ' +

@@ -2,12 +2,14 @@
 import { created } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
+import { putMember } from '#core/items/member';
 import { MAX_MEMBERS, MAX_REPOSITORIES_PER_USER } from '#core/limits';
-import { memberParams, putMemberBody } from '#core/schemas';
-import { putMember } from '#core/store/members';
+import { memberParams, putMemberBody } from '#core/requests';
 
 export const operation = {
   tag: 'Members',
+  access: 'owner',
+  example: { request: (s) => ({ params: { id: s.repository, userId: `user-${s.unique}` }, body: { role: 'viewer' } }) },
   summary: 'Give a user a role, or change it',
   description:
     'Makes `userId` (any JWT `sub`: the user need not have called the API yet) a member with this role, or changes ' +

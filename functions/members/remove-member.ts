@@ -2,11 +2,13 @@
 
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { memberParams } from '#core/schemas';
-import { removeMember } from '#core/store/members';
+import { removeMember } from '#core/items/member';
+import { memberParams } from '#core/requests';
 
 export const operation = {
   tag: 'Members',
+  access: 'owner',
+  example: { request: (s) => ({ params: { id: s.repository, userId: s.member } }), consumes: true },
   summary: 'Remove a member, or leave',
   description:
     'An owner removes any member; any member removes themselves (leaves). From the answer on, the user gets 404 for ' +

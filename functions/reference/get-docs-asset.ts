@@ -13,6 +13,8 @@ import { assetNames, contentTypes, fileAssets, INITIALIZER, initializerScript, P
 
 export const operation = {
   tag: 'Documentation',
+  access: 'public',
+  example: { request: () => ({ params: { asset: 'init.js' } }) },
   summary: 'A script or style sheet of the reference page',
   pathParameter: { name: 'asset', description: 'A file of the reference page.', enum: assetNames },
   success: {

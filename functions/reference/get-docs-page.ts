@@ -5,6 +5,8 @@ import { CONTENT_SECURITY_POLICY, PUBLIC_CACHE, pageHtml } from './page';
 
 export const operation = {
   tag: 'Documentation',
+  access: 'public',
+  example: { request: () => ({}) },
   summary: 'This reference, for people',
   success: {
     status: 200,

@@ -6,6 +6,8 @@ import { PUBLIC_CACHE } from './page';
 
 export const operation = {
   tag: 'Documentation',
+  access: 'public',
+  example: { request: () => ({}) },
   summary: 'This API as an OpenAPI 3.1 document',
   success: {
     status: 200,

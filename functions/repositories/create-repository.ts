@@ -2,12 +2,14 @@
 
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
+import { createRepository } from '#core/items/repository';
 import { MAX_REPOSITORIES_PER_USER } from '#core/limits';
-import { createRepositoryBody } from '#core/schemas';
-import { createRepository } from '#core/store/repositories';
+import { createRepositoryBody } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'signed-in',
+  example: { request: (s) => ({ body: { name: `Project ${s.unique}` } }) },
   summary: 'Create a repository',
   description: 'Creates the repository, its root folder and your `owner` membership in one transaction.',
   body: createRepositoryBody,

@@ -1,11 +1,13 @@
 /** DELETE /{id} — delete a repository and everything in it, permanently (owner); guarded by If-Match. */
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { idParams } from '#core/schemas';
-import { deleteRepository } from '#core/store/repositories';
+import { deleteRepository } from '#core/items/repository';
+import { idParams } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'owner',
+  example: { request: (s) => ({ params: { id: s.repository } }), consumes: true },
   summary: 'Delete a repository',
   description:
     'Owner only; permanent (nothing goes to the trash). From the answer on, the repository and everything in it is 404 for ' +

@@ -1,11 +1,13 @@
 /** GET /{id} — one repository, with the caller's role. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
-import { idParams } from '#core/schemas';
-import { getRepository } from '#core/store/repositories';
+import { getRepository } from '#core/items/repository';
+import { idParams } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.repository } }) },
   summary: 'Get a repository',
   params: idParams,
   success: { status: 200, description: 'The repository, with your role in it.', body: 'Repository', etag: true },

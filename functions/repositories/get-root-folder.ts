@@ -1,11 +1,13 @@
 /** GET /{id}/folder — the repository's root folder. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
-import { idParams } from '#core/schemas';
-import { getRootFolder } from '#core/store/folders';
+import { getRootFolder } from '#core/items/folder';
+import { idParams } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.repository } }) },
   summary: "Get a repository's root folder",
   params: idParams,
   success: { status: 200, description: 'The root folder (`parentId` is `null`).', body: 'Folder', etag: true },

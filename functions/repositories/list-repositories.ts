@@ -1,11 +1,13 @@
 /** GET / — the repositories the caller is a member of. */
 import { endpoint } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
-import { pageQuery } from '#core/schemas';
-import { listRepositories } from '#core/store/repositories';
+import { listRepositories } from '#core/items/repository';
+import { pageQuery } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'signed-in',
+  example: { request: () => ({}) },
   summary: 'List your repositories',
   description: 'The repositories you are a member of, with your role in each, by name.',
   query: pageQuery,

@@ -1,11 +1,13 @@
 /** PUT /{id} — rename a repository or change its description (owner); guarded by If-Match / version. */
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { idParams, updateRepositoryBody } from '#core/schemas';
-import { updateRepository } from '#core/store/repositories';
+import { updateRepository } from '#core/items/repository';
+import { idParams, updateRepositoryBody } from '#core/requests';
 
 export const operation = {
   tag: 'Repositories',
+  access: 'owner',
+  example: { request: (s) => ({ params: { id: s.repository }, body: { description: 'Specs and meeting notes' } }) },
   summary: 'Rename a repository or change its description',
   description:
     'Owner only. Changes the fields sent; the others keep their value. A new name renames the root folder too. Every update ' +

@@ -1,11 +1,13 @@
 /** GET /document/{id}/revisions/{version} — one revision, with its content. */
 import { endpoint } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
-import { revisionParams } from '#core/schemas';
-import { getRevision } from '#core/store/revisions';
+import { revisionParams } from '#core/requests';
+import { getRevision } from '#core/use-cases/revisions';
 
 export const operation = {
   tag: 'Revisions',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.document, version: '1' } }) },
   summary: 'Get a revision',
   description: 'One version of the document as it was written, with its content.',
   params: revisionParams,

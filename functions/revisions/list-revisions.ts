@@ -1,11 +1,13 @@
 /** GET /document/{id}/revisions — a document's revisions, newest first, in pages. */
 import { endpoint } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
-import { idParams, pageQuery } from '#core/schemas';
-import { listRevisions } from '#core/store/revisions';
+import { idParams, pageQuery } from '#core/requests';
+import { listRevisions } from '#core/use-cases/revisions';
 
 export const operation = {
   tag: 'Revisions',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.document } }) },
   summary: "List a document's revisions",
   description:
     'Every version of the document is a revision, the current one included, newest first, without content. ' +

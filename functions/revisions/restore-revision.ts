@@ -1,11 +1,13 @@
 /** POST /document/{id}/revisions/{version}/restore — a new version with an old version's content; guarded by If-Match. */
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { revisionParams } from '#core/schemas';
-import { restoreRevision } from '#core/store/revisions';
+import { revisionParams } from '#core/requests';
+import { restoreRevision } from '#core/use-cases/revisions';
 
 export const operation = {
   tag: 'Revisions',
+  access: 'editor',
+  example: { request: (s) => ({ params: { id: s.document, version: '1' } }) },
   summary: 'Restore a revision',
   description:
     'Makes a new version of the document whose `content` and `contentType` are those of `{version}` (its name and ' +

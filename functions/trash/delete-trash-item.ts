@@ -1,11 +1,13 @@
 /** DELETE /{id}/trash/{itemId} — delete one item of the trash permanently. */
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { trashItemParams } from '#core/schemas';
-import { purgeFromTrash } from '#core/store/trash';
+import { trashItemParams } from '#core/requests';
+import { purgeFromTrash } from '#core/use-cases/purge';
 
 export const operation = {
   tag: 'Trash',
+  access: 'editor',
+  example: { request: (s) => ({ params: { id: s.repository, itemId: s.trashedDocument } }), consumes: true },
   summary: 'Delete an item of the trash permanently',
   description:
     'The document, or the folder and everything that was below it, is deleted for good: it leaves the trash at once, and its ' +

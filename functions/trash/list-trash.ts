@@ -1,11 +1,13 @@
 /** GET /{id}/trash — the repository's trash, newest first. */
 import { endpoint } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
-import { idParams, pageQuery } from '#core/schemas';
-import { listTrash } from '#core/store/trash';
+import { listTrash } from '#core/items/trash';
+import { idParams, pageQuery } from '#core/requests';
 
 export const operation = {
   tag: 'Trash',
+  access: 'viewer',
+  example: { request: (s) => ({ params: { id: s.repository } }) },
   summary: "List a repository's trash",
   description:
     'What was deleted and can still be restored, newest first. A deleted folder is one item; what was below it is not listed ' +

@@ -1,11 +1,13 @@
 /** POST /{id}/trash/{itemId}/restore — bring a document or folder back from the trash. */
 import { type Operation, readOnly } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
-import { restoreBody, trashItemParams } from '#core/schemas';
-import { restoreFromTrash } from '#core/store/trash';
+import { restoreBody, trashItemParams } from '#core/requests';
+import { restoreFromTrash } from '#core/use-cases/restore';
 
 export const operation = {
   tag: 'Trash',
+  access: 'editor',
+  example: { request: (s) => ({ params: { id: s.repository, itemId: s.trashedDocument } }), consumes: true },
   summary: 'Restore an item from the trash',
   description:
     'Puts the document or folder back where it was, with everything that was below it, and the same `version`. The body ' +

@@ -9,7 +9,7 @@
  * (a leaf's matchers are OR'ed), so there is room for more. test/infra/background-worker.test.ts
  * fails above the quota; test/unit/stream-filters.test.ts shows which records pass.
  */
-import { FEED_PENDING_PREFIX, FEED_SEQUENCED_PREFIX, TRASH_PREFIX } from '#core/store/keys';
+import { FEED_PENDING_PREFIX, FEED_SEQUENCED_PREFIX, ITEM_SORT_KEY, PARTITION, TRASH_PREFIX } from '#core/items/keys';
 
 type Pattern = { [field: string]: Pattern | readonly Matcher[] };
 type Matcher = string | { prefix: string } | { exists: boolean };
@@ -21,17 +21,20 @@ export const FILTER_PATTERN_QUOTA = 5;
 
 export const streamFilters: readonly Pattern[] = [
   // A write's change, to be numbered into its repository's feed; a numbered change, to be published.
-  { eventName: ['INSERT'], dynamodb: keys('FEED#', [{ prefix: FEED_PENDING_PREFIX }, { prefix: FEED_SEQUENCED_PREFIX }]) },
+  { eventName: ['INSERT'], dynamodb: keys(PARTITION.feed, [{ prefix: FEED_PENDING_PREFIX }, { prefix: FEED_SEQUENCED_PREFIX }]) },
   // Background work: started (INSERT) or advanced (MODIFY: a nudge to go on).
-  { eventName: ['INSERT', 'MODIFY'], dynamodb: keys('TASK#', ['TASK']) },
+  { eventName: ['INSERT', 'MODIFY'], dynamodb: keys(PARTITION.task, [ITEM_SORT_KEY.task]) },
   // A trash record DynamoDB's TTL removed: its item is due to be purged.
   {
     eventName: ['REMOVE'],
     userIdentity: { type: ['Service'], principalId: ['dynamodb.amazonaws.com'] },
-    dynamodb: keys('REPO#', [{ prefix: TRASH_PREFIX }]),
+    dynamodb: keys(PARTITION.repository, [{ prefix: TRASH_PREFIX }]),
   },
   // A document with more revisions than it must keep: old ones may be reclaimed.
-  { eventName: ['MODIFY'], dynamodb: { Keys: { SK: { S: ['DOC'] } }, NewImage: { pruneRevisions: { BOOL: [{ exists: true }] } } } },
+  {
+    eventName: ['MODIFY'],
+    dynamodb: { Keys: { SK: { S: [ITEM_SORT_KEY.document] } }, NewImage: { pruneRevisions: { BOOL: [{ exists: true }] } } },
+  },
 ];
 
 /** True when the record matches one of the patterns (Lambda's semantics for the parts used above). */

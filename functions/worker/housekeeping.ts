@@ -3,12 +3,13 @@
  * and reclaiming revisions a document no longer needs to keep.
  */
 
+import { ConditionFailed, deleteItems, getItems, type Item, transactWrite } from '#core/db/client';
+import { readRange } from '#core/db/queries';
 import { now } from '#core/ids';
+import { contentKey, documentPartition, REVISION_PREFIX, revisionKey } from '#core/items/keys';
+import { type StoredTrashItem, trashedItemKey } from '#core/items/trash';
 import { DAY_MS, REVISION_DAYS, REVISIONS_KEPT } from '#core/limits';
-import { ConditionFailed, deleteItems, getItems, type Item, transactWrite } from '#core/store/client';
-import { contentKey, documentPartition, REVISION_PREFIX, revisionKey } from '#core/store/keys';
-import { readRange } from '#core/store/pages';
-import { purgeSteps, SERVICE_USER, type StoredTrashItem, trashedItemKey } from '#core/store/trash';
+import { purgeSteps, SERVICE_USER } from '#core/use-cases/purge';
 
 /** The trash record's TTL expired (30 days after the deletion): purge its item, unless it came back. */
 export async function purgeExpired(repositoryId: string, record: StoredTrashItem): Promise<void> {

@@ -3,7 +3,7 @@
  * retries, a bisecting batch and an on-failure destination; locally fed the same records by
  * lib/local/stream-feeder.ts). The stream's filters (./filters.ts) pass it five kinds of record:
  *
- * - a change a write recorded → numbered into its repository's feed (./feed.ts);
+ * - a change a write recorded → numbered into its repository's feed (./number-changes.ts);
  * - a numbered change → published as an event (./events.ts);
  * - a task started or advanced → run a while (./tasks.ts);
  * - a trash record DynamoDB's TTL removed → its item purged (./housekeeping.ts);
@@ -15,13 +15,13 @@
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import { idOfPartition, isDocumentKey, isPendingChangeKey, isSequencedChangeKey, isTaskKey, isTrashKey, type Key } from '#core/items/keys';
+import type { StoredTrashItem } from '#core/items/trash';
 import { logger } from '#core/logger';
 import type { Change } from '#core/resources';
-import { FEED_PENDING_PREFIX, FEED_SEQUENCED_PREFIX, type Key, TRASH_PREFIX } from '#core/store/keys';
-import type { StoredTrashItem } from '#core/store/trash';
 import { type NumberedChange, publishChanges } from './events';
-import { type PendingChange, sequenceChanges } from './feed';
 import { pruneRevisions, purgeExpired } from './housekeeping';
+import { type PendingChange, sequenceChanges } from './number-changes';
 import { taskSteps } from './task-kinds/index';
 import { runTask } from './tasks';
 
@@ -33,19 +33,19 @@ const keysOf = (record: DynamoDBRecord) => image(record.dynamodb?.Keys) as unkno
 type Kind = 'pending' | 'numbered' | 'task' | 'expired' | 'revisions' | 'other';
 
 function kindOf(record: DynamoDBRecord): Kind {
-  const { PK, SK } = keysOf(record);
-  if (PK.startsWith('FEED#') && SK.startsWith(FEED_PENDING_PREFIX) && record.eventName === 'INSERT') return 'pending';
-  if (PK.startsWith('FEED#') && SK.startsWith(FEED_SEQUENCED_PREFIX) && record.eventName === 'INSERT') return 'numbered';
-  if (PK.startsWith('TASK#') && record.eventName !== 'REMOVE') return 'task';
-  if (PK.startsWith('REPO#') && SK.startsWith(TRASH_PREFIX) && record.eventName === 'REMOVE') return 'expired';
-  if (SK === 'DOC' && record.eventName === 'MODIFY') return 'revisions';
+  const key = keysOf(record);
+  if (isPendingChangeKey(key) && record.eventName === 'INSERT') return 'pending';
+  if (isSequencedChangeKey(key) && record.eventName === 'INSERT') return 'numbered';
+  if (isTaskKey(key) && record.eventName !== 'REMOVE') return 'task';
+  if (isTrashKey(key) && record.eventName === 'REMOVE') return 'expired';
+  if (isDocumentKey(key) && record.eventName === 'MODIFY') return 'revisions';
   return 'other';
 }
 
 /** Handles a run of records of one partition key and one kind, in order. */
 async function handleRun(kind: Kind, records: readonly DynamoDBRecord[]): Promise<void> {
-  const { PK } = keysOf(records[0]!);
-  const repositoryId = PK.slice(PK.indexOf('#') + 1);
+  // A feed's or a repository's partition: either names the repository.
+  const repositoryId = idOfPartition(keysOf(records[0]!).PK);
   switch (kind) {
     case 'pending':
       return sequenceChanges(

@@ -21,12 +21,12 @@
  * lib/local/worker.ts runs the same `sweep` on a timer.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from '#core/db/client';
+import { FEED_PENDING_PREFIX } from '#core/items/keys';
+import { sweepIndex } from '#core/items/task';
 import { logger } from '#core/logger';
-import { db, tableName } from '#core/store/client';
-import { FEED_PENDING_PREFIX } from '#core/store/keys';
-import { sweepIndex } from '#core/store/tasks';
 import { sweeping } from './delivery';
-import { sweepFeed } from './feed';
+import { sweepFeed } from './number-changes';
 import { taskSteps } from './task-kinds/index';
 import { runTask } from './tasks';
 

@@ -1,5 +1,5 @@
 /**
- * Runs background tasks (core/store/tasks.ts) a step at a time. A step reads what it needs,
+ * Runs background tasks (core/items/task.ts) a step at a time. A step reads what it needs,
  * then commits its writes together with the task's progress in one transaction, guarded by the
  * task's step counter: a worker killed mid-task, or a retried batch, resumes from the last
  * committed step and never applies one twice. Each kind of task is a step function in
@@ -9,10 +9,10 @@
  * there by the sweeper, with this same function.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionFailed, db, remove, type TransactItem, tableName, transactWrite, update } from '#core/db/client';
 import { now } from '#core/ids';
-import { ConditionFailed, db, remove, type TransactItem, tableName, transactWrite, update } from '#core/store/client';
-import { taskKey } from '#core/store/keys';
-import { sweepIndex, type Task, type TaskKind } from '#core/store/tasks';
+import { taskKey } from '#core/items/keys';
+import { sweepIndex, type Task, type TaskKind } from '#core/items/task';
 
 /** What a step does: writes that commit with its progress, and where the task goes on from. */
 export interface StepResult {

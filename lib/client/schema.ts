@@ -176,6 +176,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/document/{id}/path": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a document's folder path
+         * @description The folders from the repository's root folder down to the document's folder, root first: for breadcrumbs. Not paged (folders nest at most 50 levels deep).
+         */
+        get: operations["getDocumentPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/document": {
         parameters: {
             query?: never;
@@ -593,6 +613,10 @@ export interface components {
             items: components["schemas"]["Folder"][];
             /** @description Pass it as `nextToken` to get the next page; absent on the last page. */
             nextToken?: string;
+        };
+        FolderPath: {
+            /** @description From the repository's root folder down to the document's folder. */
+            items: components["schemas"]["Folder"][];
         };
         DocumentList: {
             items: components["schemas"]["DocumentSummary"][];
@@ -2004,6 +2028,41 @@ export interface operations {
                     "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
                 };
             };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDocumentPath: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The folders, root first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FolderPath"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such document, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

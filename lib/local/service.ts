@@ -7,7 +7,7 @@ import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dynamodb as handlersDynamoDbClient } from '#core/store/client';
+import { dynamodb as handlersDynamoDbClient } from '#core/db/client';
 import { referenceAssetFiles } from '#functions/routes';
 import { defaultTableName } from '#lib/table';
 import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-local';

@@ -27,7 +27,7 @@ import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources'
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { sweepIndex } from '#core/store/tasks';
+import { sweepIndex } from '#core/items/task';
 import { sweeperFunction, workerFunction } from '#functions/routes';
 import { reservedConcurrency, streamDelivery, sweeping } from '#functions/worker/delivery';
 import { streamFilters } from '#functions/worker/filters';

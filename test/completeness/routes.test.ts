@@ -7,8 +7,8 @@
  * Every documented status is one of:
  * - the route's own: its success (and 201 for a create-or-update), and each error its operation
  *   declares (not found, forbidden, a conflict, a failed precondition…): seen on that route;
- * - 401 (every route that needs a token: test/e2e/errors.test.ts sends each one without) and
- *   503 (every route that reads the table: test/e2e/unavailable.test.ts asks each one while the
+ * - 401 (every route that needs a token: test/api/errors.test.ts sends each one without) and
+ *   503 (every route that reads the table: test/api/unavailable.test.ts asks each one while the
  *   database is down): seen on that route too;
  * - one answered by code that every route of its kind shares (SHARED below, each with why one
  *   route stands for all): seen on at least one route;
@@ -39,11 +39,11 @@ const NEVER: Record<number, string> = {
  */
 const SHARED: Record<number, string> = {
   400: 'request validation (functions/core/http/validation.ts) against the schemas each operation declares: the schemas agree with openapi.json (test/contract/schemas.test.ts), and the property test sends invalid requests of every kind (test/contract/service.test.ts)',
-  409: 'on a write route that declares no conflict of its own: a request with the Idempotency-Key of one still running (functions/core/http/idempotency.ts; test/e2e/idempotency.test.ts)',
-  413: 'the request guard on the size of a body (functions/core/http/request-guards.ts), the same for every route; on AWS, API Gateway also answers it itself (test/e2e/errors.test.ts)',
-  415: 'the media type of a JSON body, checked by the same guard on every POST and PUT (test/e2e/errors.test.ts)',
-  422: 'an Idempotency-Key reused with another request: the one wrapper of every write route (functions/core/http/write-endpoint.ts; each write route is wrapped: test/unit/write-routes.test.ts; test/e2e/idempotency.test.ts)',
-  503: "on a route that reads no table (the reference pages): API Gateway's or the runtime's own (a cold start, a time-out), the same for every route (test/e2e/unavailable.test.ts)",
+  409: 'on a write route that declares no conflict of its own: a request with the Idempotency-Key of one still running (functions/core/http/idempotency.ts; test/api/idempotency.test.ts)',
+  413: 'the request guard on the size of a body (functions/core/http/request-guards.ts), the same for every route; on AWS, API Gateway also answers it itself (test/api/errors.test.ts)',
+  415: 'the media type of a JSON body, checked by the same guard on every POST and PUT (test/api/errors.test.ts)',
+  422: 'an Idempotency-Key reused with another request: the one wrapper of every write route (functions/core/http/write-endpoint.ts; each write route is wrapped: test/unit/write-routes.test.ts; test/api/idempotency.test.ts)',
+  503: "on a route that reads no table (the reference pages): API Gateway's or the runtime's own (a cold start, a time-out), the same for every route (test/api/unavailable.test.ts)",
 };
 
 type Paths = Record<string, Record<string, { responses?: Record<string, unknown> }>>;

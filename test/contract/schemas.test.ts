@@ -25,7 +25,7 @@ import { isUserId } from '#core/auth';
 import { HttpError } from '#core/errors';
 import { validateInput } from '#core/http/validation';
 import { parseIfMatch } from '#core/preconditions';
-import { changesQuery, memberParams, revisionParams } from '#core/schemas';
+import { changesQuery, memberParams, revisionParams } from '#core/requests';
 import { routes } from '#functions/routes';
 import { loadOperations } from '#lib/openapi/document';
 import openapi from '#openapi.json' with { type: 'json' };

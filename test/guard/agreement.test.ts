@@ -4,10 +4,10 @@
  * forgets it, so a forgotten piece fails in seconds:
  *
  * - its handler module under functions/ exists and exports `handler` (a function) and its
- *   `operation` (with a success status);
- * - its row in the role matrix (test/e2e/role-matrix.test.ts, `matrix`, keyed by route name);
- * - its row in the 503 test (test/e2e/unavailable.test.ts, `requests`, keyed by route name), for
- *   every route that touches the table (that test covers those);
+ *   `operation` (with a success status), and the route line's type-only import names the same
+ *   module as its path (functions/routes.ts: `handlerAt`);
+ * - its operation's example request (from which the role matrix, the 503 test and the bench make
+ *   their requests) gives every path parameter of the route;
  * - its row in the completeness check (test/completeness/routes.test.ts: rows made from the
  *   route table itself, or listed there by `METHOD /path`), and the operation that check reads;
  * - its bench entry (bench/endpoints.ts, `endpoints`, named `METHOD /path` or `METHOD /path
@@ -24,7 +24,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import type { Scene } from '#core/http/operation';
 import { dynamodbActionsOf, type Route, routes } from '#functions/routes';
+import { exampleCall } from '#lib/examples';
 import { loadOperations } from '#lib/openapi/document';
 import { dynamodbActionsReachableFrom, projectRoot } from './dynamodb-actions';
 
@@ -56,18 +58,6 @@ function initializerOf(path: string, name: string): ts.Expression {
     expression = expression.expression;
   }
   return expression;
-}
-
-/** The keys of the object literal assigned to `name` in `path`. */
-function objectKeysOf(path: string, name: string): string[] {
-  const object = initializerOf(path, name);
-  if (!ts.isObjectLiteralExpression(object)) throw new Error(`${path}: \`${name}\` is not an object literal`);
-  return object.properties.flatMap((property) => {
-    const key = property.name;
-    if (key && (ts.isIdentifier(key) || ts.isStringLiteral(key))) return [key.text];
-    if (ts.isSpreadAssignment(property)) throw new Error(`${path}: \`${name}\` spreads another object; the guard cannot read its rows`);
-    return [];
-  });
 }
 
 /** bench/endpoints.ts: `METHOD /path` of every entry (its variant, in parentheses, dropped). */
@@ -171,12 +161,22 @@ const operations = await loadOperations().catch((error: unknown) => {
   operationsError = error;
   return undefined;
 });
-const matrixRows = objectKeysOf('test/e2e/role-matrix.test.ts', 'matrix');
-const unavailableRows = objectKeysOf('test/e2e/unavailable.test.ts', 'requests');
+/** functions/routes.ts: each `handlerAt<typeof import('./X')>('Y')`, as [X, Y]. */
+const handlerSpellings = [...read('functions/routes.ts').matchAll(/handlerAt<typeof import\('\.\/([^']+)'\)>\('([^']+)'\)/g)].map(
+  (m) => [m[1]!, m[2]!] as const,
+);
+/** A scene whose every id is a valid one, for making examples concrete. */
+const placeholderScene: Scene = {
+  repository: 'r0000000000000000000001',
+  folder: 'f0000000000000000000001',
+  document: 'd0000000000000000000001',
+  trashedDocument: 'd0000000000000000000002',
+  member: 'someone',
+  unique: 'unique',
+};
 const completeness = completenessRows();
 const bench = benchEntries();
 const docs = documentedEndpoints();
-const names = new Set(routes.map((route) => route.name));
 const keys = new Set(routes.map(routeKey));
 
 describe('the agreement guard: every route has every piece', () => {
@@ -191,9 +191,12 @@ describe('the agreement guard: every route has every piece', () => {
       .soft(typeof module.operation?.success?.status, `${where}: functions/${route.handler}.ts exports its \`operation\``)
       .toBe('number');
 
-    expect.soft(matrixRows, `${where}: its row in test/e2e/role-matrix.test.ts (\`matrix\`)`).toContain(route.name);
+    expect
+      .soft(handlerSpellings, `${where}: its route line's type-only import names functions/${route.handler}.ts`)
+      .toContainEqual([route.handler, route.handler]);
+    const example = operations?.get(route.name)?.example;
+    expect.soft(example && (() => exampleCall(route, example, placeholderScene)), `${where}: its example request`).not.toThrow();
     if (touchesTable(route)) {
-      expect.soft(unavailableRows, `${where}: its row in test/e2e/unavailable.test.ts (\`requests\`)`).toContain(route.name);
       expect.soft(bench, `${where}: its entry in bench/endpoints.ts (\`endpoints\`)`).toContain(routeKey(route));
     }
     if (!completeness.fromRouteTable) {
@@ -228,13 +231,8 @@ describe('the agreement guard: every route has every piece', () => {
 
   it('has no row for a route that does not exist', () => {
     expect(
-      matrixRows.filter((name) => !names.has(name)),
-      'test/e2e/role-matrix.test.ts',
-    ).toEqual([]);
-    // The 503 test may send a route twice; the second, with an Idempotency-Key, is named `<Route>Once`.
-    expect(
-      unavailableRows.filter((name) => !names.has(name.replace(/Once$/, ''))),
-      'test/e2e/unavailable.test.ts',
+      handlerSpellings.filter(([imported, path]) => imported !== path),
+      'functions/routes.ts: route lines whose type-only import and path name different modules',
     ).toEqual([]);
     expect(
       completeness.listed.filter((key) => !keys.has(key)),
@@ -252,8 +250,7 @@ describe('the agreement guard: every route has every piece', () => {
 
   it('reads what it checks: the files parse into rows, and the source analysis sees requests', () => {
     expect(operationsError, 'loading every route’s operation (lib/openapi/document.ts: loadOperations)').toBeUndefined();
-    expect(matrixRows.length).toBeGreaterThanOrEqual(routes.length);
-    expect(unavailableRows.length).toBeGreaterThanOrEqual(routes.filter(touchesTable).length);
+    expect(handlerSpellings).toHaveLength(routes.length);
     expect(docs.rows.size).toBe(routes.length);
     expect(completeness.fromRouteTable || completeness.listed.length >= routes.length).toBe(true);
     // A route declaring table actions uses some, and one declaring none uses none: an analysis that

@@ -8,7 +8,7 @@
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { sweepIndex } from '#core/store/tasks';
+import { sweepIndex } from '#core/items/task';
 import { dynamodbActionsOf, sweeperFunction, workerFunction } from '#functions/routes';
 import { reservedConcurrency, streamDelivery, sweeping } from '#functions/worker/delivery';
 import { FILTER_PATTERN_QUOTA, streamFilters } from '#functions/worker/filters';

@@ -1,8 +1,8 @@
 /**
  * The local service as its own process (`bin/local.ts` on a DATA_DIR, as `npm start` runs it),
  * for tests that kill it: started, found (node, and java under its watchdog), SIGKILLed as a
- * whole, and started again on the same files. Used by test/integration/durability.test.ts and
- * test/integration/worker-restart.test.ts.
+ * whole, and started again on the same files. Used by test/local/durability.test.ts and
+ * test/worker/worker-restart.test.ts.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { db, tableName } from '#core/store/client';
-import type { Key } from '#core/store/keys';
+import { db, tableName } from '#core/db/client';
+import type { Key } from '#core/items/keys';
 import { ensureTable, localClient } from '#lib/local/dynamodb-local';
 
 /** Tables this test file made in DynamoDB Locals of its own starting (dropped after it by test/support/drop-tables.ts). */

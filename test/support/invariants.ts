@@ -19,9 +19,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
+import { db, tableName } from '#core/db/client';
+import { entryKey, MEMBERSHIP_PREFIX, membershipKey, TRASH_PREFIX } from '#core/items/keys';
 import { MAX_FOLDER_DEPTH } from '#core/limits';
-import { db, tableName } from '#core/store/client';
-import { entryKey, MEMBERSHIP_PREFIX, membershipKey, TRASH_PREFIX } from '#core/store/keys';
 
 type Item = Record<string, any>;
 

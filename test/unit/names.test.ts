@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { entryKey } from '#core/items/keys';
 import { nameKey, nameLength, nameProblem, normalizeName } from '#core/names';
-import { entryKey } from '#core/store/keys';
 
 describe('names', () => {
   it('stores names trimmed and in NFC', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '#core/errors';
 import { validateInput } from '#core/http/validation';
-import { createDocumentBody, idParams, MAX_CONTENT_BYTES, pageQuery, updateDocumentBody } from '#core/schemas';
+import { createDocumentBody, idParams, MAX_CONTENT_BYTES, pageQuery, updateDocumentBody } from '#core/requests';
 
 function failure(run: () => unknown): HttpError {
   try {

@@ -13,55 +13,18 @@
  *   limit as JSON, never compressed;
  * - records expire through the table's TTL attribute.
  */
-import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { IdempotencyConfig, IdempotencyItemAlreadyExistsError } from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
-import type { IdempotencyRecord } from '@aws-lambda-powertools/idempotency/persistence';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { dynamodb, tableName } from '../db/client';
 import { invalidField, unavailable } from '../errors';
+import { TableIdempotencyStore } from '../items/idempotency';
 import { logger } from '../logger';
-import { dynamodb, tableName } from '../store/client';
 
 export const IDEMPOTENCY_HOURS = 24;
 /** 1–255 printable ASCII characters (docs/api.md). */
 const KEY_FORMAT = /^[\x20-\x7e]{1,255}$/;
-
-/** Powertools' DynamoDB records, in this table's layout, with compressed answers. */
-class TableIdempotencyStore extends DynamoDBPersistenceLayer {
-  protected override getKey(idempotencyKey: string) {
-    return marshall({ PK: `IDEMPOTENCY#${idempotencyKey}`, SK: 'IDEMPOTENCY' });
-  }
-
-  protected override async _updateRecord(record: IdempotencyRecord): Promise<void> {
-    if (record.responseData !== undefined) {
-      record.responseData = { brotli: brotliCompressSync(JSON.stringify(record.responseData)).toString('base64') };
-    }
-    await super._updateRecord(record);
-  }
-
-  protected override async _getRecord(idempotencyKey: string): Promise<IdempotencyRecord> {
-    return expanded(await super._getRecord(idempotencyKey));
-  }
-
-  /** A repeat finds the first record in the failed conditional put's answer: expand it there too. */
-  protected override async _putRecord(record: IdempotencyRecord): Promise<void> {
-    try {
-      await super._putRecord(record);
-    } catch (error) {
-      if (error instanceof IdempotencyItemAlreadyExistsError && error.existingRecord) expanded(error.existingRecord);
-      throw error;
-    }
-  }
-}
-
-function expanded(record: IdempotencyRecord): IdempotencyRecord {
-  const stored = record.responseData as { brotli?: string } | undefined;
-  if (stored?.brotli) record.responseData = JSON.parse(brotliDecompressSync(Buffer.from(stored.brotli, 'base64')).toString('utf8'));
-  return record;
-}
 
 /** The key's format, checked before anything else of idempotency (a bad key is 400, and stores nothing). */
 const keyFormat = (): MiddlewareObj<APIGatewayProxyEventV2> => ({

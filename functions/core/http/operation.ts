@@ -6,7 +6,7 @@
  */
 import type * as z from 'zod/mini';
 import type { ProblemKind } from '../errors';
-import type { ResourceName } from '../resources';
+import type { ResourceName, Role } from '../resources';
 
 export type Tag = 'Repositories' | 'Members' | 'Folders' | 'Documents' | 'Trash' | 'Revisions' | 'Changes' | 'Documentation';
 
@@ -50,8 +50,47 @@ export interface DocumentSuccess {
   contentSecurityPolicy?: boolean;
 }
 
+/**
+ * Who may call an endpoint: anyone (`public`: no token), any signed-in caller (`signed-in`), or
+ * a member of the repository it touches with at least this role (`viewer` < `editor` < `owner`).
+ * A caller below the role gets 403, a caller who is not a member 404 (docs/api.md: Roles).
+ * The store enforces it; this says it, for the reference and for the role matrix.
+ */
+export type Access = 'public' | 'signed-in' | Role;
+
+/**
+ * What an example request may name: a repository the caller may reach, with a folder, a document
+ * in it, a document in its trash and a member (a `viewer`, by JWT `sub`); `unique` makes names
+ * that are free. An example that uses up what it names (`consumes`) is given a new scene each time.
+ */
+export interface Scene {
+  repository: string;
+  folder: string;
+  document: string;
+  trashedDocument: string;
+  member: string;
+  unique: string;
+}
+
+/** A request the endpoint answers with its success status (a create-or-update: with 201). */
+export interface ExampleRequest {
+  /** Path parameters, as they are (the consumer percent-encodes them into the route's path). */
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  /** The JSON body. */
+  body?: unknown;
+}
+
+export interface Example {
+  request(scene: Scene): ExampleRequest;
+  /** It deletes, restores or otherwise uses up what it names: each request needs a scene of its own. */
+  consumes?: boolean;
+}
+
 export interface Operation {
   tag: Tag;
+  access: Access;
+  example: Example;
   summary: string;
   description?: string;
   params?: z.core.$ZodObject;

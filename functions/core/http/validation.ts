@@ -1,10 +1,10 @@
 /**
  * Validates path parameters, query parameters and the parsed body against the endpoint's
- * schemas (core/schemas.ts), collecting every problem into one 400 with `errors[]`.
+ * schemas (core/requests.ts), collecting every problem into one 400 with `errors[]`.
  */
 import * as z from 'zod/mini';
 import { type FieldError, HttpError, validationError } from '#core/errors';
-import { PAYLOAD_TOO_LARGE } from '#core/schemas';
+import { PAYLOAD_TOO_LARGE } from '#core/requests';
 
 /** Any zod schema (classic or mini): the endpoint only parses with it. */
 export type Schema = z.core.$ZodType;

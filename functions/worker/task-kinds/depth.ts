@@ -6,11 +6,12 @@
  * Depth). Folders in the trash are refreshed too: they may come back.
  */
 
-import { check, getItems, type TransactItem, update } from '#core/store/client';
-import { childPath, placeIs, type StoredFolder } from '#core/store/folders';
-import { entryPrefix, folderKey, folderPartition } from '#core/store/keys';
-import { prefixRange, readRange } from '#core/store/pages';
-import { newTask } from '#core/store/tasks';
+import { check, type TransactItem, update } from '#core/db/client';
+import { prefixRange, readRange } from '#core/db/queries';
+import { placeIs, readFolderItem } from '#core/items/folder';
+import { childPath } from '#core/items/folder-path';
+import { entryPrefix, folderKey, folderPartition } from '#core/items/keys';
+import { newTask } from '#core/items/task';
 import type { TaskStep } from '../tasks';
 
 /** Each child takes two writes (its place, its task). */
@@ -18,7 +19,7 @@ const PAGE = 40;
 
 export const refreshDepth: TaskStep<'refresh-depth'> = async (task) => {
   const { repositoryId, folderId } = task;
-  const folder = (await getItems([folderKey(folderId)]))(folderKey(folderId)) as StoredFolder | undefined;
+  const folder = await readFolderItem(folderId);
   if (!folder) return { next: 'done' }; // purged since: nothing to refresh
   const depth = folder.depth + 1;
   const path = childPath(folder);

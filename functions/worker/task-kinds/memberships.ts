@@ -1,7 +1,9 @@
 /** A repository was renamed: each member's membership moves to the new name (GET / order). */
-import { check, getItems, put, remove, type TransactItem, update } from '#core/store/client';
-import { MEMBER_PREFIX, memberKey, membershipKey, repositoryKey, repositoryPartition, userPartition } from '#core/store/keys';
-import { prefixRange, readRange } from '#core/store/pages';
+import { check, getItems, type TransactItem, update } from '#core/db/client';
+import { prefixRange, readRange } from '#core/db/queries';
+import { MEMBER_PREFIX, memberKey, membershipKey, repositoryKey, repositoryPartition } from '#core/items/keys';
+import { putMembership, removeMembership } from '#core/items/membership';
+import type { Role } from '#core/resources';
 import type { TaskStep } from '../tasks';
 
 const PAGE = 30;
@@ -23,8 +25,8 @@ export const renameMemberships: TaskStep<'rename-memberships'> = async (task) =>
     const userId = member.userId as string;
     const listing = membershipKey(userId, nameKey, repositoryId);
     if (listing.SK === member.listingKey) return;
-    writes[`old${i}`] = remove({ PK: userPartition(userId), SK: member.listingKey as string });
-    writes[`new${i}`] = put({ ...listing, repositoryId, role: member.role });
+    writes[`old${i}`] = removeMembership(userId, member.listingKey as string);
+    writes[`new${i}`] = putMembership(listing, repositoryId, member.role as Role);
     writes[`member${i}`] = update(
       memberKey(repositoryId, userId),
       'SET #listing = :listing',

@@ -11,45 +11,36 @@
  * (every such write asserts its folder carries no trash mark), and the step that finds it empty
  * can remove it knowing nothing was added since.
  */
-import { deleteItems, getItems, type Item, queryPage, remove, type TransactItem, update } from '#core/store/client';
+import { deleteItems, getItems, type Item, remove, type TransactItem, update } from '#core/db/client';
+import { type Condition, itemExists } from '#core/db/conditions';
+import { prefixRange, queryPage, readRange } from '#core/db/queries';
+import { parentIs } from '#core/items/folder';
 import {
-  documentKey,
   documentPartition,
   ENTRIES_RANGE,
   entryPrefix,
   feedPartition,
   folderKey,
   folderPartition,
-  type Key,
+  ITEM_SORT_KEY,
+  keyOf,
   MEMBER_PREFIX,
   memberKey,
-  profileKey,
   repositoryPartition,
   TRASH_PREFIX,
-  userPartition,
-} from '#core/store/keys';
-import { prefixRange, readRange } from '#core/store/pages';
-import { newTask } from '#core/store/tasks';
+} from '#core/items/keys';
+import { leaveRepositoryStep, removeMembership } from '#core/items/membership';
+import { newTask } from '#core/items/task';
+import { markAsPurging, type StoredTrashItem, trashedItemKey } from '#core/items/trash';
 import type { TaskStep } from '../tasks';
 
 /** Entries a step reads: a sub folder takes three writes (entry, mark, task), 32 of them fit a transaction. */
 const PAGE = 32;
-const keyOf = (item: Item): Key => ({ PK: item.PK as string, SK: item.SK as string });
-const DOCUMENT_SORT_KEY = documentKey('').SK;
+const DOCUMENT_SORT_KEY = ITEM_SORT_KEY.document;
 
 /** The mark that closes a folder about to be purged (`root`: the folder whose purge reached it). */
-const closing = (
-  folderId: string,
-  root: string,
-  condition: { expression: string; names: Record<string, string>; values: Record<string, unknown> },
-) =>
-  update(
-    folderKey(folderId),
-    'SET #trash = :mark',
-    { '#trash': 'trash', ...condition.names },
-    { ':mark': { root, token: 'purge', purging: true }, ...condition.values },
-    condition.expression,
-  );
+const closing = (folderId: string, root: string, condition: Condition) =>
+  update(folderKey(folderId), 'SET #trash = :mark', { '#trash': 'trash' }, { ':mark': { root, token: 'purge', purging: true } }, condition);
 
 /**
  * Deletes documents' items, each document item last: while it exists its id stays taken, so a
@@ -86,11 +77,7 @@ export const purgeSubtree: TaskStep<'purge-subtree'> = async (task) => {
     const id = entry.id as string;
     writes[`entry${i}`] = remove(keyOf(entry));
     if ((entry.SK as string).startsWith(entryPrefix.folders)) {
-      writes[`close${i}`] = closing(id, folderId, {
-        expression: '#parent = :parent',
-        names: { '#parent': 'parentId' },
-        values: { ':parent': folderId },
-      });
+      writes[`close${i}`] = closing(id, folderId, parentIs(folderId));
       writes[`task${i}`] = newTask({ kind: 'purge-subtree', repositoryId, folderId: id });
     } else documents.push({ i, id });
   }
@@ -120,7 +107,7 @@ export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) =>
     case 'start':
       return {
         writes: {
-          close: closing(repositoryId, repositoryId, { expression: 'attribute_exists(PK)', names: {}, values: {} }),
+          close: closing(repositoryId, repositoryId, itemExists),
           root: newTask({ kind: 'purge-subtree', repositoryId, folderId: repositoryId }),
         },
         next: { phase: 'members' },
@@ -131,14 +118,8 @@ export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) =>
       const writes: Record<string, TransactItem> = {};
       members.forEach((member, i) => {
         const userId = member.userId as string;
-        writes[`listing${i}`] = remove({ PK: userPartition(userId), SK: member.listingKey as string });
-        writes[`profile${i}`] = update(
-          profileKey(userId),
-          'ADD #count :minus',
-          { '#count': 'repositoryCount' },
-          { ':minus': -1 },
-          'attribute_exists(PK)',
-        );
+        writes[`listing${i}`] = removeMembership(userId, member.listingKey as string);
+        writes[`profile${i}`] = leaveRepositoryStep(userId, 'attribute_exists(PK)');
         writes[`member${i}`] = remove(memberKey(repositoryId, userId));
       });
       return { writes, next: { phase: 'members' } };
@@ -146,23 +127,17 @@ export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) =>
     case 'trash': {
       // Each item in the trash is purged like any other (marked as being purged first, which
       // stops its own trash task), unless it already is; no change is recorded: the feed goes too.
-      const records = await readRange(repositoryPartition(repositoryId), { ...prefixRange(TRASH_PREFIX), limit: PAGE });
+      const records = (await readRange(repositoryPartition(repositoryId), { ...prefixRange(TRASH_PREFIX), limit: PAGE })) as (Item &
+        StoredTrashItem)[];
       if (records.length === 0) return { next: { phase: 'feed' } };
-      const itemKey = (record: Item) => (record.kind === 'folder' ? folderKey(record.id as string) : documentKey(record.id as string));
-      const lookup = await getItems(records.map(itemKey));
+      const lookup = await getItems(records.map(trashedItemKey));
       const writes: Record<string, TransactItem> = {};
       records.forEach((record, i) => {
         writes[`record${i}`] = remove(keyOf(record));
-        const mark = (lookup(itemKey(record)) as { trash?: { token?: string; purging?: boolean } } | undefined)?.trash;
+        const mark = (lookup(trashedItemKey(record)) as { trash?: { token?: string; purging?: boolean } } | undefined)?.trash;
         if (!mark || mark.token !== record.token || mark.purging) return;
-        writes[`purging${i}`] = update(
-          itemKey(record),
-          'SET #trash.#purging = :yes',
-          { '#trash': 'trash', '#token': 'token', '#purging': 'purging' },
-          { ':yes': true, ':token': record.token },
-          '#trash.#token = :token AND attribute_not_exists(#trash.#purging)',
-        );
-        const id = record.id as string;
+        writes[`purging${i}`] = markAsPurging(trashedItemKey(record), record.token);
+        const id = record.id;
         writes[`task${i}`] = newTask(
           record.kind === 'folder'
             ? { kind: 'purge-subtree', repositoryId, folderId: id }

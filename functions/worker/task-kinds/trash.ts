@@ -16,13 +16,24 @@
  * half in the trash.
  */
 
+import { check, getItems, type Item, remove, type TransactItem, update } from '#core/db/client';
+import { readRange } from '#core/db/queries';
 import { now } from '#core/ids';
-import { check, getItems, type Item, remove, type TransactItem, update } from '#core/store/client';
-import type { TrashMark } from '#core/store/folders';
-import { documentKey, ENTRIES_RANGE, entryPrefix, folderKey, folderPartition, repositoryPartition, TRASH_PREFIX } from '#core/store/keys';
-import { readRange } from '#core/store/pages';
-import { newTask } from '#core/store/tasks';
-import { purgeSteps, type StoredTrashItem, trashedItemKey } from '#core/store/trash';
+import { readFolderItem } from '#core/items/folder';
+import {
+  documentKey,
+  ENTRIES_RANGE,
+  entryPrefix,
+  folderKey,
+  folderPartition,
+  keyOf,
+  repositoryPartition,
+  TRASH_PREFIX,
+  trashDeletedBy,
+} from '#core/items/keys';
+import { newTask } from '#core/items/task';
+import { type StoredTrashItem, stillTrashedBy, type TrashMark, trashedItemKey } from '#core/items/trash';
+import { purgeSteps } from '#core/use-cases/purge';
 import type { TaskStep } from '../tasks';
 
 /** Entries a step reads: a sub folder takes two writes (its mark, its task), so 48 fit a transaction with the checks. */
@@ -54,16 +65,12 @@ const stillIn = (folderId: string, isFolder: boolean) => ({
 
 export const trashSubtree: TaskStep<'trash-subtree'> = async (task) => {
   const { repositoryId, root, token, folderId } = task;
-  const rootItem = (await getItems([folderKey(root)]))(folderKey(root)) as Marked | undefined;
+  const rootItem = await readFolderItem(root);
   // Restored, deleted again, or being purged: this deletion's task has nothing left to do.
   if (rootItem?.trash?.token !== token || rootItem.trash.purging) return { next: 'done' };
   const page = await entriesWithItems(folderId, task.cursor);
   const writes: Record<string, TransactItem> = {
-    root: check(folderKey(root), {
-      expression: '#trash.#token = :token AND attribute_not_exists(#trash.#purging)',
-      names: { '#trash': 'trash', '#token': 'token', '#purging': 'purging' },
-      values: { ':token': token },
-    }),
+    root: check(folderKey(root), stillTrashedBy(token)),
   };
   page.forEach(({ key, item, isFolder }, i) => {
     // Marked already by this deletion (an earlier attempt), gone, being purged, or (never in a
@@ -108,7 +115,7 @@ export const emptyTrash: TaskStep<'empty-trash'> = async (task) => {
   const records = (await readRange(repositoryPartition(repositoryId), {
     from: TRASH_PREFIX,
     // Trash keys are TRASH#<deletedAt>#<itemId>: '$' sorts after '#', so this ends after `before`.
-    to: `${TRASH_PREFIX}${before}$`,
+    to: trashDeletedBy(before),
     limit: 20,
   })) as (Item & StoredTrashItem)[];
   if (records.length === 0) return { next: 'done' };
@@ -117,10 +124,11 @@ export const emptyTrash: TaskStep<'empty-trash'> = async (task) => {
   const at = now();
   records.forEach((record, i) => {
     const item = lookup(trashedItemKey(record)) as Marked | undefined;
-    writes[`record${i}`] = remove(
-      { PK: record.PK as string, SK: record.SK as string },
-      { expression: '#token = :token', names: { '#token': 'token' }, values: { ':token': record.token } },
-    );
+    writes[`record${i}`] = remove(keyOf(record), {
+      expression: '#token = :token',
+      names: { '#token': 'token' },
+      values: { ':token': record.token },
+    });
     // Restored meanwhile, or already on its way out: only the record is left to remove.
     if (item?.trash?.token !== record.token || item.trash.purging) return;
     for (const [name, step] of Object.entries(purgeSteps(repositoryId, record, item, at, by))) writes[`${name}${i}`] = step;

@@ -1,0 +1,74 @@
+/**
+ * Background work that outgrows one request: a task item, written in the transaction of the
+ * request that needs it. The table's stream delivers it to the worker (functions/worker/),
+ * which does it in steps, each one transaction that also records the task's progress, so a
+ * worker killed at any point resumes where the last step ended and does nothing twice.
+ *
+ * A task, and a pending change (./change.ts), also carry the sweep index's keys (`sweepIndex`):
+ * a shard and the time it has waited since. Every step moves `waitingSince` on, and the item
+ * leaves the index when it is deleted (task done, change numbered); what stays in it past the
+ * sweeper's grace is work the stream did not finish, which the sweeper drives again
+ * (functions/worker/sweeper.ts). The index is sparse: only these items have the attributes.
+ */
+import { randomUUID } from 'node:crypto';
+import { put, type TransactItem } from '../db/client';
+import { itemIsAbsent } from '../db/conditions';
+import { now } from '../ids';
+import { taskKey } from './keys';
+
+/**
+ * The sparse index the sweeper reads (lib/table.ts defines it from this): partition key a shard
+ * (`00`…`15`, from the item's random id, so writes spread over 16 index partitions), sort key
+ * the ISO time the item has waited since. Keys only: the sweeper reads the item itself.
+ */
+export const sweepIndex = { name: 'sweep', partitionKey: 'sweepShard', sortKey: 'waitingSince', shards: 16 } as const;
+
+/** The shard of an item whose key ends in a random UUID (or any hex string). */
+export const sweepShardOf = (randomId: string): string =>
+  String((Number.parseInt(randomId.slice(0, 2), 16) || 0) % sweepIndex.shards).padStart(2, '0');
+
+/** The attributes that put an item in the sweep index, waiting from `since`. */
+export const sweepAttributes = (randomId: string, since: string = now()) => ({
+  [sweepIndex.partitionKey]: sweepShardOf(randomId),
+  [sweepIndex.sortKey]: since,
+});
+
+/** What a task does, and what it needs to know (more kinds come with their features). */
+export type TaskSpec =
+  /** A repository was deleted: remove everything of it. */
+  | { kind: 'reclaim-repository'; repositoryId: string }
+  /** A repository was renamed: move every member's membership to the new name. */
+  | { kind: 'rename-memberships'; repositoryId: string; nameKey: string }
+  /** A folder moved: give the folders below it their new depth. */
+  | { kind: 'refresh-depth'; repositoryId: string; folderId: string }
+  /** Everything below `folderId` follows `root` into the trash (`token`: that deletion). */
+  | { kind: 'trash-subtree'; repositoryId: string; root: string; token: string; folderId: string }
+  /** Everything below `folderId` comes back with `root` (marked by the deletion `token`). */
+  | { kind: 'restore-subtree'; repositoryId: string; root: string; token: string; folderId: string }
+  /** Delete `folderId` and everything below it, permanently. */
+  | { kind: 'purge-subtree'; repositoryId: string; folderId: string }
+  /** Delete a document and its revisions, permanently. */
+  | { kind: 'purge-document'; repositoryId: string; documentId: string }
+  /** Purge every trash item deleted at or before `before` (emptying the trash, by `by`). */
+  | { kind: 'empty-trash'; repositoryId: string; before: string; by: string };
+
+export type TaskKind = TaskSpec['kind'];
+
+/** A stored task: its spec, where it got to, and a step counter that makes progress exclusive. */
+export type Task = TaskSpec & {
+  id: string;
+  createdAt: string;
+  step: number;
+  cursor?: string;
+  phase?: string;
+  /** The sweep index's keys (see sweepIndex). */
+  sweepShard?: string;
+  waitingSince?: string;
+};
+
+/** The transaction step that starts a task. */
+export const newTask = (spec: TaskSpec): TransactItem => {
+  const id = randomUUID();
+  const createdAt = now();
+  return put({ ...taskKey(id), ...spec, id, createdAt, step: 0, ...sweepAttributes(id, createdAt) }, itemIsAbsent);
+};

@@ -1,0 +1,99 @@
+/**
+ * Consumed capacity per operation for a 1 KB document, as DynamoDB Local reports it
+ * (ReturnConsumedCapacity: TOTAL), through the metrics every request records for the access
+ * log. `npm run bench` measures the same with AWS's billing rules (bench/results.md).
+ */
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '#core/db/client';
+import { measured, type StoreMetrics } from '#core/db/metrics';
+import { createDocument, getDocument, updateDocument } from '#core/items/document';
+import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
+import { createRepository, getRepository, listRepositories } from '#core/items/repository';
+import { trashDocument } from '#core/use-cases/trash';
+import { createTestTable } from '#test/support/dynamodb';
+import { itemSize } from '#test/support/item-size';
+
+const table: Record<string, StoreMetrics> = {};
+async function measure(name: string, work: () => Promise<unknown>) {
+  const { metrics } = await measured(work);
+  table[name] = metrics;
+  return metrics;
+}
+
+beforeAll(async () => {
+  const { endpoint, tableName } = await createTestTable();
+  Object.assign(process.env, {
+    TABLE_NAME: tableName,
+    DYNAMODB_ENDPOINT: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    PAGING_TOKEN_SECRET: 'capacity-secret',
+  });
+});
+
+describe('consumed capacity for a 1 KB document', () => {
+  it('matches the access-pattern table', async () => {
+    const caller = { userId: 'capacity-user' };
+    const content = 'x'.repeat(1024);
+    let repositoryId = '';
+    await measure('POST /', async () => {
+      repositoryId = (await createRepository(caller, { name: 'Capacity', description: '' })).id;
+    });
+    await measure('GET /', () => listRepositories(caller, { limit: 50 }));
+    await measure('GET /{id}', () => getRepository(caller, repositoryId));
+    await measure('GET /{id}/folder', () => getRootFolder(caller, repositoryId));
+    let folderId = '';
+    await measure('POST /folder', async () => {
+      folderId = (await createFolder(caller, { parentId: repositoryId, name: 'Sub' })).id;
+    });
+    await measure('GET /folder/{id}', () => getFolder(caller, folderId));
+    await measure('GET /folder/{id}/folders', () => listFolders(caller, repositoryId, { limit: 50 }));
+    let documentId = '';
+    await measure('POST /document', async () => {
+      documentId = (await createDocument(caller, { folderId, name: 'one-kb.txt', content, contentType: 'text/plain' })).id;
+    });
+    await measure('GET /folder/{id}/documents', () => listDocuments(caller, folderId, { limit: 50 }));
+    await measure('GET /document/{id}', () => getDocument(caller, documentId));
+    await measure('PUT /document (content)', () => updateDocument(caller, { id: documentId, content: 'y'.repeat(1024) }, {}));
+    await measure('PUT /document (rename)', () => updateDocument(caller, { id: documentId, name: 'renamed.txt' }, {}));
+    await measure('DELETE /document/{id}', () => trashDocument(caller, documentId, {}));
+
+    console.table(
+      Object.fromEntries(
+        Object.entries(table).map(([k, m]) => [
+          k,
+          { requests: m.requests.join(' + '), RCU: m.readCapacityUnits, WCU: m.writeCapacityUnits },
+        ]),
+      ),
+    );
+    // Every request reports what it consumed; reads never write; writes are one transaction.
+    for (const [name, metrics] of Object.entries(table)) {
+      const transactions = metrics.requests.filter((r) => r === 'TransactWriteItems');
+      if (name.startsWith('GET')) {
+        expect(metrics.readCapacityUnits, name).toBeGreaterThan(0);
+        expect(metrics.writeCapacityUnits, name).toBe(0);
+        expect(transactions, name).toEqual([]);
+      } else {
+        expect(metrics.writeCapacityUnits, name).toBeGreaterThan(0);
+        expect(transactions, name).toEqual(['TransactWriteItems']);
+      }
+    }
+  });
+});
+
+describe('the item-size model the benchmark bills with (test/support/item-size.ts)', () => {
+  it('sizes items as DynamoDB does: one write unit per started KB, around every boundary', async () => {
+    // A plain PutItem costs 1 WCU per started KB of the item: DynamoDB Local computes that
+    // from its own item size, so it checks the model's size at each KB boundary.
+    const base = { PK: 'SIZE#probe', SK: 'ITEM', n: 12345, nothing: null, list: ['a', 1], map: { k: 'v' } };
+    for (const target of [1000, 1024, 1025, 2048, 2049, 4095]) {
+      const pad = target - itemSize({ ...base, pad: '' });
+      const item = { ...base, pad: 'é'.repeat(Math.floor(pad / 2)) + 'x'.repeat(pad % 2) };
+      expect(itemSize(item)).toBe(target);
+      const { metrics } = await measured(() => db().send(new PutCommand({ TableName: tableName(), Item: item })));
+      expect(metrics.writeCapacityUnits, `${target} bytes`).toBe(Math.ceil(target / 1024));
+    }
+  });
+});
