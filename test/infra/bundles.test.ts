@@ -148,6 +148,8 @@ describe('every deployed bundle answers a real request', () => {
     const doc = await invoke('POST', '/document', { body: { folderId: folder.body.id, name: 'a.txt', content: 'héllo' } });
     expect(doc).toMatchObject({ status: 201, headers: { etag: '"1"' }, body: { size: 6, version: 1 } });
     expect((await invoke('GET', `/document/${doc.body.id}`)).body).toMatchObject({ content: 'héllo' });
+    const path = await invoke('GET', `/document/${doc.body.id}/path`);
+    expect(path.body.items.map((f: { id: string }) => f.id)).toEqual([root.body.id, folder.body.id]);
 
     const listed = await invoke('GET', `/folder/${folder.body.id}/documents?limit=1`);
     expect(listed.body.items).toEqual([expect.not.objectContaining({ content: expect.anything() })]);
