@@ -10,7 +10,8 @@
  *   (`credentialsOf`) and may do only what its route declares (`s3ActionsOf`, functions/routes.ts),
  *   on keys under the file prefix, as the stack grants on AWS. A presigned URL carries the
  *   rights of the function that signed it, as on S3.
- * - ListParts and AbortMultipartUpload, which s3rver lacks, are answered here.
+ * - ListParts and AbortMultipartUpload, which s3rver lacks, are answered here, and
+ *   DeleteObjects too: IAM authorizes it key by key, and its body's checksum is checked.
  * - Writes are atomic (a temporary file renamed into place), so a reader or a crash never sees
  *   half an object or half a part; a part for an upload that is gone is NoSuchUpload, not a new
  *   upload; completing checks each part (InvalidPart, InvalidPartOrder, EntityTooSmall) and
@@ -18,12 +19,13 @@
  * - ObjectCreated notifications come out as S3 delivers them to Lambda (`S3Event` records, the
  *   key URL-encoded, `ObjectCreated:CompleteMultipartUpload` after a multipart upload).
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { crc32 } from 'node:zlib';
 import type { S3Event, S3EventRecord } from 'aws-lambda';
 import { fallbackRoute, routes, type S3Action, s3ActionsOf, sweeperFunction, workerFunction } from '#functions/routes';
 import { bucketDefinition, defaultBucketName } from '#lib/bucket';
@@ -47,6 +49,7 @@ interface S3rverStore {
     content: Buffer | Readable,
   ): Promise<{ size: number; md5: string }>;
   putObjectMultipart(bucket: string, uploadId: string, parts: { number: number; etag: string }[]): Promise<{ size: number; md5: string }>;
+  deleteObject(bucket: string, key: string): Promise<void>;
 }
 interface S3rverApp {
   store: S3rverStore;
@@ -179,6 +182,10 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
     if (accessKeyId === undefined) throw new S3Refusal('AccessDenied', 'Access Denied', 403);
     const caller = identityOf(accessKeyId)!;
     const request = classify(req.method ?? 'GET', url, req.headers);
+    if (request.operation === 'DeleteObjects') {
+      await deleteObjects(req, res, request, caller.root ? undefined : caller.name);
+      return true;
+    }
     if (!caller.root) authorize(caller.name, grantsOf(caller.name) ?? [], request);
     refuseChecksums(req.headers, request.params);
     register(accessKeyId, caller.name);
@@ -250,6 +257,43 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
     res
       .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
       .end(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
+  }
+
+  /**
+   * DeleteObjects, answered here: IAM authorizes it key by key (`s3:DeleteObject`), and S3
+   * requires a checksum of the body, which the SDK sends even with `WHEN_REQUIRED`: it is
+   * checked here, on the whole (small) body.
+   */
+  async function deleteObjects(req: IncomingMessage, res: ServerResponse, request: Classified, functionName: string | undefined) {
+    const body = await readBody(req, 2 * 1024 * 1024);
+    verifyBodyChecksum(req.headers, body);
+    const xml = body.toString('utf8');
+    const keys = [...xml.matchAll(/<Key>([\s\S]*?)<\/Key>/g)].map((match) => unescapeXml(match[1]!));
+    if (keys.length === 0 || keys.length > 1000) throw new S3Refusal('MalformedXML', 'The XML you provided was not well-formed.', 400);
+    const quiet = /<Quiet>\s*true\s*<\/Quiet>/i.test(xml);
+    const results = await Promise.all(
+      keys.map(async (key) => {
+        if (functionName !== undefined) {
+          try {
+            authorize(functionName, grantsOf(functionName) ?? [], {
+              ...request,
+              operation: 'DeleteObject',
+              action: 's3:DeleteObject',
+              key,
+            });
+          } catch {
+            return `<Error><Key>${escapeXml(key)}</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`;
+          }
+        }
+        await store.deleteObject(request.bucket, key).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error;
+        });
+        return quiet ? '' : `<Deleted><Key>${escapeXml(key)}</Key></Deleted>`;
+      }),
+    );
+    res
+      .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
+      .end(`<?xml version="1.0" encoding="UTF-8"?>\n<DeleteResult xmlns="${S3_NAMESPACE}">${results.join('')}</DeleteResult>`);
   }
 
   async function abortUpload(request: Classified): Promise<void> {
@@ -346,6 +390,7 @@ function classify(method: string, url: string, headers: IncomingMessage['headers
   const has = (name: string) => params.has(name);
   if (!bucket) return { ...base, operation: 'ListBuckets', action: undefined };
   if (!key) {
+    if (method === 'POST' && has('delete')) return { ...base, operation: 'DeleteObjects', action: 's3:DeleteObject' };
     const listing = method === 'GET' && ![...params.keys()].some((name) => BUCKET_SUBRESOURCES.has(name));
     return listing
       ? { ...base, operation: 'ListObjects', action: 's3:ListBucket', prefix: params.get('prefix') ?? '' }
@@ -560,6 +605,45 @@ function corsXml(origins: readonly string[]): string {
   ].join('');
 }
 
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) reject(new S3Refusal('MaxMessageLengthExceeded', 'Your request was too big.', 400));
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** The checksum S3 requires of a DeleteObjects body: Content-MD5 or one x-amz-checksum-* header. */
+function verifyBodyChecksum(headers: IncomingMessage['headers'], body: Buffer): void {
+  const given: [string, string, () => string][] = [
+    ['content-md5', String(headers['content-md5'] ?? ''), () => createHash('md5').update(body).digest('base64')],
+    ['x-amz-checksum-crc32', String(headers['x-amz-checksum-crc32'] ?? ''), () => crc32Base64(body)],
+    ['x-amz-checksum-sha1', String(headers['x-amz-checksum-sha1'] ?? ''), () => createHash('sha1').update(body).digest('base64')],
+    ['x-amz-checksum-sha256', String(headers['x-amz-checksum-sha256'] ?? ''), () => createHash('sha256').update(body).digest('base64')],
+  ];
+  const present = given.filter(([, value]) => value !== '');
+  if (present.length === 0) {
+    const other = Object.keys(headers).find((name) => name.startsWith('x-amz-checksum-'));
+    if (other) throw new S3Refusal('NotImplemented', `The local S3 emulator does not check ${other}.`, 501);
+    throw new S3Refusal('InvalidRequest', 'Missing required header for this request: Content-MD5 or x-amz-checksum-*', 400);
+  }
+  for (const [name, value, compute] of present) {
+    if (value !== compute()) throw new S3Refusal('BadDigest', `The ${name} you specified did not match what we received.`, 400);
+  }
+}
+
+function crc32Base64(body: Buffer): string {
+  const value = Buffer.alloc(4);
+  value.writeUInt32BE(crc32(body) >>> 0);
+  return value.toString('base64');
+}
+
 function writeError(req: IncomingMessage, res: ServerResponse, refusal: S3Refusal): void {
   req.resume(); // drain what the client sends, or it may block on a full socket
   if (res.headersSent) return void res.destroy();
@@ -570,6 +654,14 @@ function writeError(req: IncomingMessage, res: ServerResponse, refusal: S3Refusa
 }
 
 const requestId = () => randomBytes(8).toString('hex').toUpperCase();
+
+const unescapeXml = (value: string) =>
+  value.replace(/&(lt|gt|amp|apos|quot|#x?[0-9a-fA-F]+);/g, (entity, name: string) => {
+    const named: Record<string, string> = { lt: '<', gt: '>', amp: '&', apos: "'", quot: '"' };
+    if (named[name]) return named[name]!;
+    const code = name.startsWith('#x') ? Number.parseInt(name.slice(2), 16) : Number.parseInt(name.slice(1), 10);
+    return Number.isNaN(code) ? entity : String.fromCodePoint(code);
+  });
 
 const escapeXml = (value: string) =>
   value.replace(/[<>&'"]/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[ch]!);

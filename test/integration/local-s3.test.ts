@@ -14,6 +14,7 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectsCommand,
   GetObjectCommand,
   ListPartsCommand,
   PutObjectCommand,
@@ -347,6 +348,29 @@ describe('each function holds only the S3 actions its route declares', () => {
     expect(await res.text()).toContain('is not authorized to perform: s3:PutObject');
     const kept = await admin.send(new GetObjectCommand({ Bucket: Bucket(), Key }));
     expect(await kept.Body!.transformToString()).toBe('held');
+  });
+
+  it('DeleteObjects is authorized key by key: a key it may not delete is an error entry and stays', async () => {
+    const inside = key('deleted.txt');
+    await admin.send(new PutObjectCommand({ Bucket: Bucket(), Key: inside, Body: 'x' }));
+    const Delete = { Objects: [{ Key: inside }, { Key: 'outside/held.txt' }] };
+    const denied = await runAsFunction(planted, () => s3().send(new DeleteObjectsCommand({ Bucket: Bucket(), Delete })));
+    expect(denied.Errors?.map((e) => [e.Key, e.Code])).toEqual([
+      [inside, 'AccessDenied'],
+      ['outside/held.txt', 'AccessDenied'],
+    ]);
+    (planted as { s3: Route['s3'] }).s3 = ['s3:GetObject', 's3:DeleteObject'];
+    try {
+      const result = await runAsFunction(planted, () => s3().send(new DeleteObjectsCommand({ Bucket: Bucket(), Delete })));
+      expect(result.Deleted?.map((d) => d.Key)).toEqual([inside]);
+      expect(result.Errors?.map((e) => [e.Key, e.Code])).toEqual([['outside/held.txt', 'AccessDenied']]);
+    } finally {
+      (planted as { s3: Route['s3'] }).s3 = ['s3:GetObject'];
+    }
+    await expect(admin.send(new GetObjectCommand({ Bucket: Bucket(), Key: inside }))).rejects.toMatchObject({ name: 'NoSuchKey' });
+    expect(await (await admin.send(new GetObjectCommand({ Bucket: Bucket(), Key: 'outside/held.txt' }))).Body!.transformToString()).toBe(
+      'outside',
+    );
   });
 
   it('declaring the action is what grants it (read afresh), and a function with no S3 actions, or no function, gets nothing', async () => {
