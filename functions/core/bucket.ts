@@ -15,16 +15,20 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 export const fileKeyPrefix = 'files/';
 
 let client: S3Client | undefined;
+let clientEndpoint: string | undefined;
 
 /**
- * The client, created on first use from the environment. Checksums only when an operation
+ * The client, created on first use from the environment (and again if S3_ENDPOINT changes). Checksums only when an operation
  * requires them: by default the SDK adds `x-amz-checksum-*` parameters to what it presigns,
  * and a URL carrying them refuses a plain `PUT` of the bytes, which the contract promises
  * clients (docs/api.md: Files).
  */
 export function s3(): S3Client {
-  if (client) return client;
   const endpoint = process.env.S3_ENDPOINT || undefined;
+  // A new endpoint, a new client: a process that runs the local service again gets a new emulator.
+  if (client && clientEndpoint === endpoint) return client;
+  client?.destroy();
+  clientEndpoint = endpoint;
   client = new S3Client({
     ...(endpoint ? { endpoint, forcePathStyle: true } : {}),
     requestChecksumCalculation: 'WHEN_REQUIRED',

@@ -5,7 +5,9 @@
  */
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { fileKeyPrefix } from '#core/bucket';
+import { fileKeyPrefix, s3 } from '#core/bucket';
+import { fallbackRoute } from '#functions/routes';
+import { runAsFunction } from '#lib/local/permissions';
 import { startTestService, type TestService } from '#test/support/service';
 
 let svc: TestService;
@@ -37,4 +39,21 @@ it('starts the S3 emulator with its bucket, tells the handlers where it is, and 
   stopped = true;
   await expect(fetch(`${svc.s3.endpoint}/${svc.s3.bucket}/${Key}`)).rejects.toThrow();
   client.destroy();
+});
+
+it('starts afresh in the same process: the handlers’ S3 client follows the new emulator and still signs as the function served', async () => {
+  const again = await startTestService();
+  try {
+    expect(process.env.S3_ENDPOINT).toBe(again.s3.endpoint);
+    expect(s3().config.endpoint).toBeDefined();
+    const endpoint = await s3().config.endpoint!();
+    expect(`${endpoint.protocol}//${endpoint.hostname}:${endpoint.port}`).toBe(again.s3.endpoint);
+    const Key = `${fileKeyPrefix}service/again.txt`;
+    // The fallback function declares no S3 action: the new emulator knows its key and refuses it.
+    await expect(
+      runAsFunction(fallbackRoute, () => s3().send(new GetObjectCommand({ Bucket: again.s3.bucket, Key }))),
+    ).rejects.toMatchObject({ name: 'AccessDenied' });
+  } finally {
+    await again.stop();
+  }
 });
