@@ -7,7 +7,8 @@
  * the S3 actions its route declares (a route planted in this file's own process).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -286,6 +287,24 @@ describe('multipart uploads', () => {
     );
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(events).toHaveLength(1);
+  });
+});
+
+describe('writes', () => {
+  it('are whole or nothing: a PUT cut off halfway leaves no object, no half object and no temporary file', async () => {
+    const Key = key('cut-off.bin');
+    const url = new URL(await presign(new PutObjectCommand({ Bucket: Bucket(), Key })));
+    await new Promise<void>((resolve) => {
+      const req = request(url, { method: 'PUT', headers: { 'content-length': String(4 * MiB) } });
+      req.on('error', () => resolve());
+      req.write(randomBytes(MiB), () => setTimeout(() => req.destroy(), 100));
+    });
+    // The emulator notices the cut connection and gives the write up.
+    for (let i = 0; i < 50 && (await readdir(join(dataDir, 'objects'), { recursive: true })).some((f) => f.endsWith('.tmp')); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect((await fetch(await presign(new GetObjectCommand({ Bucket: Bucket(), Key })))).status).toBe(404);
+    expect((await readdir(join(dataDir, 'objects'), { recursive: true })).filter((f) => f.includes('cut-off'))).toEqual([]);
   });
 });
 
