@@ -16,6 +16,8 @@
  *   half an object or half a part; a part for an upload that is gone is NoSuchUpload, not a new
  *   upload; completing checks each part (InvalidPart, InvalidPartOrder, EntityTooSmall) and
  *   runs once per upload at a time.
+ * - A request with checksums (`x-amz-checksum-*`, trailing checksums), which s3rver would store
+ *   unchecked, is refused (501): the service checks `sha256` itself.
  * - ObjectCreated notifications come out as S3 delivers them to Lambda (`S3Event` records, the
  *   key URL-encoded, `ObjectCreated:CompleteMultipartUpload` after a multipart upload).
  */
