@@ -22,6 +22,19 @@ export type DynamoDbAction =
   | 'dynamodb:ConditionCheckItem'
   | 'dynamodb:BatchWriteItem';
 
+/**
+ * S3 actions on the file bucket (functions/core/bucket.ts). IAM grants the object actions on the
+ * objects under `fileKeyPrefix` and `s3:ListBucket` for that prefix only; the local emulator holds
+ * each function to the same grants (lib/local/s3.ts).
+ */
+export type S3Action =
+  | 's3:GetObject'
+  | 's3:PutObject'
+  | 's3:DeleteObject'
+  | 's3:AbortMultipartUpload'
+  | 's3:ListMultipartUploadParts'
+  | 's3:ListBucket';
+
 export interface Route {
   /** Stable name, used for the Lambda function's logical id. */
   readonly name: string;
@@ -34,6 +47,8 @@ export interface Route {
    * these, plus the Idempotency-Key record's actions on a write route.
    */
   readonly dynamodb: readonly DynamoDbAction[];
+  /** The S3 actions its code uses on the file bucket (none: the function is not told of the bucket). */
+  readonly s3?: readonly S3Action[];
   /** Lists with `nextToken`: only these read the paging-token key (functions/core/paging.ts). */
   readonly pages?: boolean;
   /** No token needed: API Gateway binds no authorizer to it, and the local gateway checks none. */
@@ -84,6 +99,11 @@ export const takesIdempotencyKey = (route: { readonly method?: HttpMethod }) => 
  */
 export function dynamodbActionsOf(fn: { readonly method?: HttpMethod; readonly dynamodb: readonly DynamoDbAction[] }): DynamoDbAction[] {
   return [...new Set([...fn.dynamodb, ...(takesIdempotencyKey(fn) ? IDEMPOTENCY_ACTIONS : [])])].sort();
+}
+
+/** Every S3 action a function may call, sorted: what IAM grants it on AWS and what the local emulator lets it do. */
+export function s3ActionsOf(fn: { readonly s3?: readonly S3Action[] }): S3Action[] {
+  return [...new Set(fn.s3 ?? [])].sort();
 }
 
 /** Swagger UI's files, read at run time by the reference asset route (copied beside its bundle on AWS). */

@@ -15,6 +15,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { type DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { type DynamoDbAction, dynamodbActionsOf, type HttpMethod } from '#functions/routes';
 
 /** A function as the route table declares it (a route, the fallback, the worker). */
@@ -79,6 +80,37 @@ export class AccessDenied extends DynamoDBServiceException {
 }
 
 const installed = new WeakSet<object>();
+
+/** An access key pair, as the SDK takes it. */
+export interface KeyPair {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/**
+ * S3 is held to a function's grants by the bucket itself, as on AWS, where a presigned URL also
+ * carries the rights of whoever signed it: the local S3 emulator (./s3.ts) gives each function a
+ * key of its own and refuses what its route does not declare (`s3ActionsOf`). This makes the
+ * handlers' S3 client sign, requests and presigned URLs alike, with the key of the function being
+ * served; outside any function it keeps its own credentials (which the emulator does not know).
+ */
+export function signAsServedFunction(client: S3Client, keyOf: (functionName: string) => KeyPair): void {
+  if (installed.has(client)) return;
+  installed.add(client);
+  const config = client.config as { credentials: (options?: unknown) => Promise<KeyPair> };
+  const own = config.credentials;
+  // Replaced outright: assigning it would go through the SDK's setter, which memoizes the first
+  // identity it gets for good. The request signer and the presigner both read it per request.
+  Object.defineProperty(config, 'credentials', {
+    value: async (options?: unknown) => {
+      const grant = serving.getStore();
+      return grant ? keyOf(grant.name) : own(options);
+    },
+    enumerable: true,
+    configurable: true,
+    writable: true,
+  });
+}
 
 /**
  * Makes `client` refuse what the function being served may not do. Requests made outside any

@@ -1,12 +1,14 @@
 /**
- * The whole service on one machine: DynamoDB Local (or a given endpoint), the table, the
- * handlers' configuration in process.env, and the API Gateway emulator on node:http.
+ * The whole service on one machine: DynamoDB Local (or a given endpoint), the table, the file
+ * bucket in an S3 emulator (./s3.ts), the handlers' configuration in process.env, and the API
+ * Gateway emulator on node:http.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { s3 as handlersS3Client } from '#core/bucket';
 import { dynamodb as handlersDynamoDbClient } from '#core/db/client';
 import { referenceAssetFiles } from '#functions/routes';
 import { defaultTableName } from '#lib/table';
@@ -14,7 +16,8 @@ import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-
 import { createGateway, type Gateway, type GatewayOptions, moduleHandlerLoader, problem, stdoutLines } from './gateway';
 import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, type TokenVerifier, verifierFromEnv } from './jwt';
 import { checkLayoutVersion, OldLayoutError } from './layout-version';
-import { enforcePermissions } from './permissions';
+import { enforcePermissions, signAsServedFunction } from './permissions';
+import { type LocalS3, startLocalS3 } from './s3';
 import { type LocalWorker, startLocalWorker } from './worker';
 import { readOrCreateOnce } from './write-once';
 
@@ -32,6 +35,8 @@ export interface LocalServiceOptions {
   dynamodbEndpoint?: string;
   /** Spawn DynamoDB Local without persistence. */
   inMemory?: boolean;
+  /** The S3 emulator's port (on `host`); 0 = a free port; default 0. Its objects are under `dataDir`/s3. */
+  s3Port?: number;
   /** Access log, one line per request; default stdout. */
   log?: (line: string) => void;
   /** Sees every answer the gateway writes. */
@@ -55,6 +60,8 @@ export interface LocalService {
   port: number;
   tableName: string;
   dynamodbEndpoint: string;
+  /** The file bucket: its endpoint (path-style), name, the runtime's own credentials, its ObjectCreated notifications. */
+  s3: Pick<LocalS3, 'endpoint' | 'bucket' | 'region' | 'credentials' | 'onObjectCreated'>;
   /** A token from the local issuer; throws in external issuer mode (JWT_ISSUER/JWT_AUDIENCE). */
   issueToken(sub: string, extraClaims?: Record<string, unknown>, options?: IssueTokenOptions): Promise<string>;
   /** The background worker: wait for it to catch up, or listen to the change events it publishes. */
@@ -117,6 +124,18 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       // Where `npm run invoke` finds this DynamoDB Local (lib/local/sam/).
       if (dynamodbDir) cleanups.push(await publishEndpoint(opts.dataDir, endpoint));
     }
+    // In this process: it stops with it, however the process ends.
+    let s3: LocalS3;
+    try {
+      s3 = await startLocalS3({ dataDir: join(opts.dataDir, 's3'), port: opts.s3Port ?? 0, host });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES') {
+        throw new StartupError(`The S3 emulator cannot listen on port ${opts.s3Port} on ${host}: choose another with S3_PORT=...`);
+      }
+      throw error;
+    }
+    cleanups.push(() => s3.stop());
     const tableName = opts.tableName ?? defaultTableName;
     await ensureTable(endpoint, tableName);
     try {
@@ -129,6 +148,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     // Before any handler module is imported (the gateway imports them on first use).
     process.env.TABLE_NAME = tableName;
     process.env.DYNAMODB_ENDPOINT = endpoint;
+    process.env.BUCKET_NAME = s3.bucket;
+    process.env.S3_ENDPOINT = s3.endpoint;
     process.env.AWS_REGION ||= 'us-east-1';
     process.env.AWS_ACCESS_KEY_ID ||= 'local';
     process.env.AWS_SECRET_ACCESS_KEY ||= 'local';
@@ -143,6 +164,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
 
     // Each function may call only what its IAM role grants on AWS (./permissions.ts).
     enforcePermissions(handlersDynamoDbClient());
+    signAsServedFunction(handlersS3Client(), s3.credentialsOf);
     const loadHandler = moduleHandlerLoader();
     const log = opts.log ?? stdoutLines();
     const worker = await startLocalWorker({
@@ -172,6 +194,13 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       port,
       tableName,
       dynamodbEndpoint: endpoint,
+      s3: {
+        endpoint: s3.endpoint,
+        bucket: s3.bucket,
+        region: s3.region,
+        credentials: s3.credentials,
+        onObjectCreated: (listener) => s3.onObjectCreated(listener),
+      },
       worker: { settled: (timeoutMs) => worker.settled(timeoutMs), onEvent: (listener) => worker.onEvent(listener) },
       async issueToken(sub, extraClaims, options) {
         if (!localIssuer) {

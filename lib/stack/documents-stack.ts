@@ -17,6 +17,7 @@ import { tableDefinition } from '#lib/table';
 import { ApiAuth } from './auth';
 import { BackgroundWorker } from './background-worker';
 import { type DeploymentConfig, retentionDays } from './config';
+import { FileBucket } from './file-bucket';
 import { RouteFunction } from './route-function';
 
 export interface DocumentsStackProps extends StackProps {
@@ -58,12 +59,20 @@ export class DocumentsStack extends Stack {
         'The key only signs short-lived list positions; rotating it would invalidate every outstanding nextToken, and a forged token can only start a page inside a list the caller may already read.',
     });
 
+    // File bytes (lib/stack/file-bucket.ts); functions whose route declares S3 actions get its name.
+    const files = new FileBucket(this, 'Files', {
+      corsOrigins: config.corsOrigins,
+      removalPolicy,
+      logRetentionDays: config.logRetentionDays,
+    });
+
     const functionFor = (route: RouteFunctionRoute) => {
       // Only the routes that page (declared in the route table) may read the key.
       const pages = 'pages' in route && route.pages === true;
       const fn = new RouteFunction(this, route.name, {
         route,
         table,
+        bucket: files.bucket,
         logRetention,
         removalPolicy,
         environment: { LOG_LEVEL: 'INFO', ...(pages ? { PAGING_TOKEN_SECRET_ARN: pagingSecret.secretArn } : {}) },

@@ -1,18 +1,21 @@
 /**
  * One Lambda function for one route of the route table: bundled with the shared settings
  * (lib/bundling.ts), its own log group with retention, and a role that may write only to that
- * log group and call only the DynamoDB actions the route declares.
+ * log group and call only the DynamoDB actions the route declares, and the S3 actions it declares
+ * on the file bucket's objects under the file prefix.
  */
 
 import { join } from 'node:path';
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { type DynamoDbAction, dynamodbActionsOf, type HttpMethod } from '#functions/routes';
+import { type DynamoDbAction, dynamodbActionsOf, type HttpMethod, type S3Action, s3ActionsOf } from '#functions/routes';
+import { bucketDefinition } from '#lib/bucket';
 import { functionBundling, handlerEntry, projectRoot } from '#lib/bundling';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
 
@@ -24,9 +27,12 @@ export interface RouteFunctionProps {
     /** A route's method: write routes also get the Idempotency-Key record's actions. */
     readonly method?: HttpMethod;
     readonly dynamodb: readonly DynamoDbAction[];
+    readonly s3?: readonly S3Action[];
     readonly files?: readonly string[];
   };
   readonly table: ITable;
+  /** The file bucket: needed when the route declares S3 actions. */
+  readonly bucket?: IBucket;
   /** Variables every function gets (besides TABLE_NAME for those that touch the table). */
   readonly environment: Record<string, string>;
   readonly logRetention: RetentionDays;
@@ -58,6 +64,32 @@ export class RouteFunction extends Construct {
       role.addToPolicy(new PolicyStatement({ actions, resources: [table.tableArn] }));
     }
 
+    const s3Actions = s3ActionsOf(route);
+    const bucket = props.bucket;
+    if (s3Actions.length > 0) {
+      if (!bucket) throw new Error(`${route.name} declares S3 actions but the stack gave its function no bucket.`);
+      const prefix = bucketDefinition.keyPrefix;
+      const objectActions = s3Actions.filter((action) => action !== 's3:ListBucket');
+      if (objectActions.length > 0) {
+        role.addToPolicy(new PolicyStatement({ actions: objectActions, resources: [bucket.arnForObjects(`${prefix}*`)] }));
+      }
+      if (s3Actions.includes('s3:ListBucket')) {
+        role.addToPolicy(
+          new PolicyStatement({
+            actions: ['s3:ListBucket'],
+            resources: [bucket.bucketArn],
+            conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } },
+          }),
+        );
+      }
+      // cdk-nag names each wildcard resource in the finding's id: the bucket by its logical id.
+      const bucketId = Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnBucket);
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+        reason: `Object keys are made at run time (one per document version), so the grant is on the file prefix (${prefix}*), the narrowest resource that holds them, and only for the S3 actions the route declares.`,
+      });
+    }
+
     Validations.of(this).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
@@ -79,6 +111,7 @@ export class RouteFunction extends Construct {
       environment: {
         ...props.environment,
         ...(usesTable ? { TABLE_NAME: table.tableName } : {}),
+        ...(s3Actions.length > 0 && bucket ? { BUCKET_NAME: bucket.bucketName } : {}),
       },
       bundling: {
         format: OutputFormat.ESM,

@@ -1,0 +1,28 @@
+/**
+ * The file bucket, as plain data: the CDK stack (lib/stack/file-bucket.ts) and the local
+ * emulator (lib/local/s3.ts) both build it from here, as they build the table from lib/table.ts.
+ * What the handlers need of it (client, name, key prefix) is in functions/core/bucket.ts.
+ */
+import { fileKeyPrefix } from '#core/bucket';
+
+export const bucketDefinition = {
+  keyPrefix: fileKeyPrefix,
+  /**
+   * Browsers send and fetch file bytes straight to and from the bucket with presigned URLs: a
+   * plain `PUT` of the bytes (one part, or one per part of a multipart upload), `GET` or `HEAD`
+   * with `Range`. The URL itself is the authorization; CORS only lets the page read the answer.
+   * ETag: a browser may read each part's ETag; Content-Range and Accept-Ranges: ranged reads;
+   * Content-Disposition: the name to save a download under.
+   */
+  cors: {
+    allowedMethods: ['GET', 'HEAD', 'PUT'],
+    allowedHeaders: ['content-type', 'range'],
+    exposedHeaders: ['etag', 'content-range', 'accept-ranges', 'content-disposition'],
+    maxAgeSeconds: 3600,
+  },
+  /** Parts of a multipart upload nobody completed or aborted are deleted after this many days. */
+  abortIncompleteMultipartUploadDays: 1,
+} as const;
+
+/** The bucket `npm start` makes in its emulator. */
+export const defaultBucketName = 'documents-files';

@@ -1,0 +1,85 @@
+/**
+ * The file bucket: where the bytes of file documents live (docs/api.md: Files). Clients send and
+ * fetch them straight to and from it with presigned URLs; functions get only the S3 actions their
+ * route declares, on the objects under the file prefix (lib/stack/route-function.ts).
+ *
+ * - Private: all public access blocked, object ownership enforced (no ACLs), TLS only (a bucket
+ *   policy refuses plain HTTP), encrypted at rest with S3-managed keys (SSE-S3: presigned URLs
+ *   need no KMS grant and requests cost no KMS calls).
+ * - CORS for the environment's origins only (`corsOrigins`), for what a browser does with a
+ *   presigned URL: PUT the bytes, GET or HEAD them (lib/bucket.ts); none when the list is empty.
+ * - Parts of multipart uploads nobody completed or aborted are deleted after a day.
+ * - Versioning off: every version of a document is an object of its own, written once and
+ *   never overwritten, and the service deletes an object only on purpose (purge, pruning,
+ *   repository deletion, abandoned uploads), when the contract says the bytes must be gone.
+ *   S3 versioning would keep every deleted object as a billed noncurrent version, so "nothing
+ *   left in the bucket" would be false until a lifecycle rule caught up.
+ * - Server access logs, to a bucket of their own, kept `logRetentionDays`: who fetched which
+ *   object with which URL.
+ */
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import { bucketDefinition } from '#lib/bucket';
+
+export interface FileBucketProps {
+  /** Browser origins that may use presigned URLs (`corsOrigins`); [] for none. */
+  readonly corsOrigins: readonly string[];
+  readonly removalPolicy: RemovalPolicy;
+  /** Days to keep the access logs. */
+  readonly logRetentionDays: number;
+}
+
+export class FileBucket extends Construct {
+  readonly bucket: Bucket;
+  readonly accessLogs: Bucket;
+
+  constructor(scope: Construct, id: string, props: FileBucketProps) {
+    super(scope, id);
+    const { cors } = bucketDefinition;
+    const privateBucket = {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      versioned: false,
+      removalPolicy: props.removalPolicy,
+    } as const;
+
+    // Delivered by the S3 logging service under a bucket policy (no ACLs).
+    this.accessLogs = new Bucket(this, 'AccessLogs', {
+      ...privateBucket,
+      lifecycleRules: [{ id: 'ExpireLogs', expiration: Duration.days(props.logRetentionDays) }],
+    });
+    Validations.of(this.accessLogs).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This is the access-log bucket of the file bucket; logging its own access would log the log deliveries.',
+    });
+
+    this.bucket = new Bucket(this, 'Files', {
+      ...privateBucket,
+      serverAccessLogsBucket: this.accessLogs,
+      serverAccessLogsPrefix: 'files/',
+      lifecycleRules: [
+        {
+          id: 'AbortIncompleteMultipartUploads',
+          abortIncompleteMultipartUploadAfter: Duration.days(bucketDefinition.abortIncompleteMultipartUploadDays),
+        },
+      ],
+      ...(props.corsOrigins.length > 0
+        ? {
+            cors: [
+              {
+                allowedOrigins: [...props.corsOrigins],
+                allowedMethods: cors.allowedMethods.map((method) => HttpMethods[method]),
+                allowedHeaders: [...cors.allowedHeaders],
+                exposedHeaders: [...cors.exposedHeaders],
+                maxAge: cors.maxAgeSeconds,
+              },
+            ],
+          }
+        : {}),
+    });
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The file bucket in the synthesized template (lib/stack/file-bucket.ts): private, TLS only,
+ * encrypted, no ACLs, CORS for the environment's origins, incomplete multipart uploads aborted,
+ * versioning off, access logs; and a function gets exactly the S3 actions its route declares, on
+ * the file prefix, with the bucket's name. No route uses S3 yet: one is planted in this file's own
+ * process. Synthesizing runs cdk-nag: an unacknowledged finding throws.
+ */
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { type Route, routes } from '#functions/routes';
+import { bucketDefinition } from '#lib/bucket';
+import { buildApp, projectContext } from '#lib/stack/app';
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+
+const planted: Route = {
+  name: 'PlantedFileRoute',
+  method: 'GET',
+  path: '/planted/{id}',
+  handler: 'documents/get-document',
+  dynamodb: ['dynamodb:BatchGetItem'],
+  s3: ['s3:PutObject', 's3:GetObject', 's3:ListBucket'],
+};
+(routes as Route[]).push(planted);
+
+const environment = {
+  stackName: 'DocumentsService',
+  corsOrigins: [],
+  throttleRate: 100,
+  throttleBurst: 200,
+  logRetentionDays: 30,
+  destroyable: false,
+};
+function synth(settings: Record<string, unknown> = {}): Template {
+  const context = {
+    ...projectContext(),
+    'aws:cdk:bundling-stacks': [],
+    env: 'test',
+    environments: { test: { ...environment, ...settings } },
+  };
+  return Template.fromStack(buildApp({ context }).stack);
+}
+
+const template = synth();
+/** The other settings these tests look at, in one template: each synth costs seconds. */
+const configured = synth({ corsOrigins: ['https://app.example.com'], destroyable: true });
+const buckets = () => template.findResources('AWS::S3::Bucket') as Record<string, Resource>;
+const idOf = (type: string, prefix: string): string => {
+  const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));
+  expect(ids, `${type} ${prefix}`).toHaveLength(1);
+  return ids[0]!;
+};
+const logsId = idOf('AWS::S3::Bucket', 'FilesAccessLogs');
+// CDK drops the repeated construct id: the bucket `Files` of the construct `Files` is `Files<hash>`.
+const filesId = Object.keys(buckets()).find((id) => id !== logsId)!;
+
+function statementsOf(name: string): { Action: string | string[]; Resource: unknown; Condition?: unknown }[] {
+  const roleId = idOf('AWS::IAM::Role', `${name}Role`);
+  return Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+    .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+}
+const s3StatementsOf = (name: string) => statementsOf(name).filter((s) => JSON.stringify(s.Action).includes('"s3:'));
+
+describe('the file bucket', () => {
+  it('is private, encrypted at rest, without ACLs or versioning, and logs its access to a bucket of its own', () => {
+    expect(Object.keys(buckets())).toHaveLength(2);
+    for (const id of [filesId, logsId]) {
+      expect(buckets()[id]!.Properties, id).toMatchObject({
+        PublicAccessBlockConfiguration: {
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        },
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+      });
+      expect(buckets()[id]!.Properties.VersioningConfiguration, id).toBeUndefined();
+    }
+    expect(buckets()[filesId]!.Properties.LoggingConfiguration).toEqual({
+      DestinationBucketName: { Ref: logsId },
+      LogFilePrefix: 'files/',
+    });
+    expect(buckets()[logsId]!.Properties.LifecycleConfiguration.Rules).toEqual([
+      expect.objectContaining({ ExpirationInDays: 30, Status: 'Enabled' }),
+    ]);
+  });
+
+  it('refuses plain HTTP and TLS before 1.2', () => {
+    const policy = Object.values(template.findResources('AWS::S3::BucketPolicy') as Record<string, Resource>).find(
+      (p) => JSON.stringify(p.Properties.Bucket) === JSON.stringify({ Ref: filesId }),
+    )!;
+    expect(policy.Properties.PolicyDocument.Statement).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Condition: { NumericLessThan: { 's3:TlsVersion': 1.2 } } }),
+      ]),
+    );
+  });
+
+  it('aborts incomplete multipart uploads after a day', () => {
+    expect(buckets()[filesId]!.Properties.LifecycleConfiguration.Rules).toEqual([
+      {
+        Id: 'AbortIncompleteMultipartUploads',
+        Status: 'Enabled',
+        AbortIncompleteMultipartUpload: { DaysAfterInitiation: bucketDefinition.abortIncompleteMultipartUploadDays },
+      },
+    ]);
+    expect(bucketDefinition.abortIncompleteMultipartUploadDays).toBe(1);
+  });
+
+  it('answers CORS only for the environment’s origins, for a browser’s PUT, GET and HEAD with a presigned URL', () => {
+    expect(buckets()[filesId]!.Properties.CorsConfiguration).toBeUndefined();
+    configured.hasResourceProperties('AWS::S3::Bucket', {
+      LoggingConfiguration: Match.anyValue(),
+      CorsConfiguration: {
+        CorsRules: [
+          {
+            AllowedOrigins: ['https://app.example.com'],
+            AllowedMethods: ['GET', 'HEAD', 'PUT'],
+            AllowedHeaders: ['content-type', 'range'],
+            ExposedHeaders: ['etag', 'content-range', 'accept-ranges', 'content-disposition'],
+            MaxAge: 3600,
+          },
+        ],
+      },
+    });
+  });
+
+  it('is kept when the stack goes, unless the environment is destroyable', () => {
+    expect(buckets()[filesId]!.DeletionPolicy).toBe('RetainExceptOnCreate');
+    const destroyable = configured.findResources('AWS::S3::Bucket') as Record<string, Resource>;
+    expect(Object.keys(destroyable)).toHaveLength(2);
+    for (const bucket of Object.values(destroyable)) expect(bucket.DeletionPolicy).toBe('Delete');
+  });
+});
+
+describe('what a function may do in it', () => {
+  it('is exactly the S3 actions its route declares, on the objects under the file prefix, and ListBucket for that prefix only', () => {
+    expect(s3StatementsOf(planted.name)).toEqual([
+      {
+        Action: ['s3:GetObject', 's3:PutObject'],
+        Effect: 'Allow',
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [filesId, 'Arn'] }, `/${bucketDefinition.keyPrefix}*`]] },
+      },
+      {
+        Action: 's3:ListBucket',
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [filesId, 'Arn'] },
+        Condition: { StringLike: { 's3:prefix': [`${bucketDefinition.keyPrefix}*`] } },
+      },
+    ]);
+  });
+
+  it('is nothing for a route that declares none, which is not told the bucket’s name either', () => {
+    const functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
+    const plantedId = idOf('AWS::Lambda::Function', `${planted.name}Function`);
+    expect(functions[plantedId]!.Properties.Environment.Variables.BUCKET_NAME).toEqual({ Ref: filesId });
+    for (const route of routes.filter((r) => r !== planted)) {
+      expect(s3StatementsOf(route.name), route.name).toEqual([]);
+      const id = idOf('AWS::Lambda::Function', `${route.name}Function`);
+      expect(functions[id]!.Properties.Environment.Variables.BUCKET_NAME, route.name).toBeUndefined();
+    }
+  });
+});
