@@ -18,7 +18,7 @@ import { recordChange } from './change';
 import { claimName, entrySteps, nameConflict, nameTaken } from './entry';
 import { checkMoveTarget, liveFolderIn, repositoryOfFolder, targetKeys } from './folder';
 import { documentKey, folderKey, type Key } from './keys';
-import { resourceOf } from './resource-of';
+import { firstVersion, resourceOf } from './resource-of';
 import { revisionSteps } from './revision';
 import { ACCESS_STEP, authorized, explainAccess, type Lookup, readWithRole, roleCheck } from './role';
 import { liveAtVersion, type TrashMark } from './trash';
@@ -70,11 +70,7 @@ export async function createDocument(caller: Caller, input: NewDocument): Promis
       contentType: input.contentType,
       content: input.content,
       size: Buffer.byteLength(input.content, 'utf8'),
-      version: 1,
-      createdAt: at,
-      createdBy: caller.userId,
-      updatedAt: at,
-      updatedBy: caller.userId,
+      ...firstVersion(at, caller.userId),
     };
     try {
       await transactWrite({

@@ -53,10 +53,22 @@ const lastOwner = (userId: string, doing: string) =>
   new HttpError('last-owner', `${userId} is the repository's only owner and cannot be ${doing}; make another member owner first.`);
 const memberLimitReached = () => new HttpError('member-limit', `The repository already has ${MAX_MEMBERS} members, the most one may have.`);
 
-/** The steps that add a member: their member item (at `listing`, a membershipKey()) and their membership. */
-export const newMemberSteps = (repositoryId: string, member: Member, listing: Key, membershipCondition?: Condition) => ({
+/**
+ * The steps that make `member` a member: their member item (pointing at `listing`, a
+ * membershipKey()), their membership there, and their repository count (PROFILE_STEP: 409 past
+ * the limit).
+ */
+export const joinSteps = (repositoryId: string, member: Member, listing: Key, membershipCondition?: Condition) => ({
   member: put({ ...memberKey(repositoryId, member.userId), ...member, listingKey: listing.SK }, itemIsAbsent),
   membership: putMembership(listing, repositoryId, member.role, membershipCondition),
+  [PROFILE_STEP]: joinRepositoryStep(member.userId),
+});
+
+/** The steps that end a membership: the member item (if `condition` holds), their membership, their repository count. */
+export const leaveSteps = (repositoryId: string, userId: string, listingKey: string, condition?: Condition) => ({
+  member: remove(memberKey(repositoryId, userId), condition),
+  membership: removeMembership(userId, listingKey),
+  profile: leaveRepositoryStep(userId),
 });
 
 /** A member item of the caller, read with the repository (a role without it is not a member). */
@@ -152,8 +164,7 @@ export async function putMember(
       const member: Member = { userId, role, addedAt: at, addedBy: by, updatedAt: at, updatedBy: by };
       const owner = role === 'owner';
       await transactWrite({
-        ...newMemberSteps(repositoryId, member, listing),
-        [PROFILE_STEP]: joinRepositoryStep(userId),
+        ...joinSteps(repositoryId, member, listing),
         // The member's lanes join the set a repository delete removes; the name the listing was
         // written under must still be the repository's (a rename moves listings after it).
         repository: update(
@@ -190,13 +201,11 @@ export async function removeMember(caller: Caller, repositoryId: string, userId:
     const owner = was === 'owner';
     try {
       await transactWrite({
-        member: remove(memberKey(repositoryId, userId), {
+        ...leaveSteps(repositoryId, userId, stored.listingKey, {
           expression: '#role = :was AND #listing = :listing',
           names: { '#role': 'role', '#listing': 'listingKey' },
           values: { ':was': was, ':listing': stored.listingKey },
         }),
-        membership: removeMembership(userId, stored.listingKey),
-        profile: leaveRepositoryStep(userId),
         repository: update(
           repositoryKey(repositoryId),
           `ADD #members :minus${owner ? ', #owners :minus' : ''}`,
