@@ -22,7 +22,7 @@ import type { Change } from '#core/resources';
 import { type NumberedChange, publishChanges } from './events';
 import { type PendingChange, sequenceChanges } from './feed';
 import { pruneRevisions, purgeExpired } from './housekeeping';
-import { taskSteps } from './task-kinds/index';
+import { taskSteps } from './task-steps';
 import { runTask } from './tasks';
 
 type Image = Record<string, unknown>;

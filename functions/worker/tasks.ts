@@ -2,8 +2,8 @@
  * Runs background tasks (core/items/task.ts) a step at a time. A step reads what it needs,
  * then commits its writes together with the task's progress in one transaction, guarded by the
  * task's step counter: a worker killed mid-task, or a retried batch, resumes from the last
- * committed step and never applies one twice. Each kind of task is a step function in
- * ./task-kinds/; a record of a task (its INSERT, or a MODIFY a step made) is a nudge to go on.
+ * committed step and never applies one twice. Each kind of task is a step function (./task-steps.ts
+ * lists them, from core/use-cases/ and core/items/); a record of a task (its INSERT, or a MODIFY a step made) is a nudge to go on.
  * The stream's records are one way to be nudged; the sweeper (./sweeper.ts) is the other: every
  * step moves the task's `waitingSince` on, and a task that has waited too long is run from
  * there by the sweeper, with this same function.
@@ -12,17 +12,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionFailed, db, remove, type TransactItem, tableName, transactWrite, update } from '#core/db/client';
 import { now } from '#core/ids';
 import { taskKey } from '#core/items/keys';
-import { sweepIndex, type Task, type TaskKind } from '#core/items/task';
-
-/** What a step does: writes that commit with its progress, and where the task goes on from. */
-export interface StepResult {
-  writes?: Record<string, TransactItem>;
-  /** `done`, or the state the next step starts from (merged into the task). */
-  next: 'done' | { cursor?: string; phase?: string };
-}
-
-export type TaskStep<K extends TaskKind = TaskKind> = (task: Extract<Task, { kind: K }>) => Promise<StepResult>;
-export type TaskSteps = { [K in TaskKind]: TaskStep<K> };
+import { sweepIndex, type Task, type TaskStep, type TaskSteps } from '#core/items/task';
 
 /** How long one invocation works on one task before leaving the rest to the next nudge. */
 const BUDGET_MS = 10_000;

@@ -8,9 +8,20 @@
  * is never used (docs/api.md: Sharing).
  */
 import { type Action, authorize } from '../auth';
-import { ConditionFailed, getItems, type Item, optimistically, put, remove, transactWrite, update } from '../db/client';
+import {
+  ConditionFailed,
+  check,
+  getItems,
+  type Item,
+  optimistically,
+  put,
+  remove,
+  type TransactItem,
+  transactWrite,
+  update,
+} from '../db/client';
 import { type Condition, itemIsAbsent } from '../db/conditions';
-import { pageRequest, readPage } from '../db/queries';
+import { pageRequest, prefixRange, readPage, readRange } from '../db/queries';
 import { HttpError, notFound } from '../errors';
 import { now } from '../ids';
 import { MAX_MEMBERS } from '../limits';
@@ -38,6 +49,7 @@ import {
 } from './membership';
 import { resourceOf } from './resource-of';
 import { authorized, explainAccess, type Lookup, readWithRole, roleInBucket, roleSteps } from './role';
+import { nextPageOf, type TaskStep } from './task';
 
 /** A member item: the resource, and the sort key of the user's membership (where their GET / lists it). */
 export type StoredMember = Member & { listingKey: string };
@@ -223,3 +235,41 @@ export async function removeMember(caller: Caller, repositoryId: string, userId:
     }
   });
 }
+
+/** Members a step of the rename task moves. */
+const RENAME_PAGE = 30;
+
+/** The task step after a repository's rename: each member's membership moves to the new name (GET / order). */
+export const renameMemberships: TaskStep<'rename-memberships'> = async (task) => {
+  const { repositoryId, nameKey } = task;
+  const repository = (await getItems([repositoryKey(repositoryId)]))(repositoryKey(repositoryId));
+  // Deleted, or renamed again (a newer task moves the memberships there): nothing left to do.
+  if (repository?.nameKey !== nameKey) return { next: 'done' };
+  const members = await readRange(repositoryPartition(repositoryId), {
+    ...prefixRange(MEMBER_PREFIX),
+    after: task.cursor,
+    limit: RENAME_PAGE,
+  });
+  const writes: Record<string, TransactItem> = {
+    repository: check(repositoryKey(repositoryId), {
+      expression: '#nameKey = :key',
+      names: { '#nameKey': 'nameKey' },
+      values: { ':key': nameKey },
+    }),
+  };
+  members.forEach((member, i) => {
+    const userId = member.userId as string;
+    const listing = membershipKey(userId, nameKey, repositoryId);
+    if (listing.SK === member.listingKey) return;
+    writes[`old${i}`] = removeMembership(userId, member.listingKey as string);
+    writes[`new${i}`] = putMembership(listing, repositoryId, member.role as Role);
+    writes[`member${i}`] = update(
+      memberKey(repositoryId, userId),
+      'SET #listing = :listing',
+      { '#listing': 'listingKey', '#role': 'role' },
+      { ':listing': listing.SK, ':old': member.listingKey, ':role': member.role },
+      '#listing = :old AND #role = :role',
+    );
+  });
+  return { writes, next: nextPageOf(members, RENAME_PAGE) };
+};

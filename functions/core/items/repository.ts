@@ -213,7 +213,7 @@ export async function updateRepository(
  * bucket it ever used, so from its answer on every member gets 404 for everything in it, and
  * it is gone from every member's GET /. The caller's own membership goes with it (their
  * repository count drops at once). Everything else (folders, documents, trash, other members and
- * their memberships, the feed) is reclaimed in the background (functions/worker/task-kinds/purge.ts).
+ * their memberships, the feed) is reclaimed in the background (../use-cases/reclaim-repository.ts).
  */
 export async function deleteRepository(caller: Caller, id: string, precondition: Precondition): Promise<void> {
   return optimistically(async () => {

@@ -72,3 +72,20 @@ export const newTask = (spec: TaskSpec): TransactItem => {
   const createdAt = now();
   return put({ ...taskKey(id), ...spec, id, createdAt, step: 0, ...sweepAttributes(id, createdAt) }, itemIsAbsent);
 };
+
+/** What a step does: writes that commit with its progress, and where the task goes on from. */
+export interface StepResult {
+  writes?: Record<string, TransactItem>;
+  /** `done`, or the state the next step starts from (merged into the task). */
+  next: 'done' | { cursor?: string; phase?: string };
+}
+
+export type TaskStep<K extends TaskKind = TaskKind> = (task: Extract<Task, { kind: K }>) => Promise<StepResult>;
+/** Where a step that read a page of `pageSize` goes on from: done after a short page, else after its last item's sort key. */
+export const nextPageOf = (page: readonly { SK?: unknown }[], pageSize: number): StepResult['next'] => {
+  const last = page.at(-1);
+  return page.length < pageSize || !last ? 'done' : { cursor: last.SK as string };
+};
+
+/** The step of every kind of task. */
+export type TaskSteps = { [K in TaskKind]: TaskStep<K> };
