@@ -11,7 +11,8 @@
  * (functions/worker/sweeper.ts). The index is sparse: only these items have the attributes.
  */
 import { randomUUID } from 'node:crypto';
-import { put, type TransactItem } from '../db/client';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, put, remove, type TransactItem, tableName, update } from '../db/client';
 import { itemIsAbsent } from '../db/conditions';
 import { now } from '../ids';
 import { taskKey } from './keys';
@@ -89,3 +90,35 @@ export const nextPageOf = (page: readonly { SK?: unknown }[], pageSize: number):
 
 /** The step of every kind of task. */
 export type TaskSteps = { [K in TaskKind]: TaskStep<K> };
+
+// ---------------------------------------------------------------------------------------------
+// Running a task (functions/worker/tasks.ts): its item read, advanced a step, removed when done.
+
+/** A task as it is now (undefined: done). */
+export async function readTask(taskId: string): Promise<Task | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: taskKey(taskId), ConsistentRead: true }));
+  return Item as Task | undefined;
+}
+
+const stepIs = (task: Task) => ({ names: { '#step': 'step' }, values: { ':step': task.step } });
+
+/** The step that records a step's progress: the task's next step starts from `next`. Guarded by the step counter. */
+export function advanceTask(task: Task, next: { cursor?: string; phase?: string }): TransactItem {
+  const { names, values } = stepIs(task);
+  // The task has waited since this step: the sweeper leaves it alone while steps keep coming.
+  const fields = { ...next, [sweepIndex.sortKey]: now() };
+  const sets = ['#step = :next', ...Object.keys(fields).map((field) => `#${field} = :${field}`)];
+  return update(
+    taskKey(task.id),
+    `SET ${sets.join(', ')}`,
+    { ...names, ...Object.fromEntries(Object.keys(fields).map((field) => [`#${field}`, field])) },
+    { ...values, ':next': task.step + 1, ...Object.fromEntries(Object.entries(fields).map(([field, value]) => [`:${field}`, value])) },
+    '#step = :step',
+  );
+}
+
+/** The step that ends a task (removes it), guarded by the step counter. */
+export function finishTask(task: Task): TransactItem {
+  const { names, values } = stepIs(task);
+  return remove(taskKey(task.id), { expression: '#step = :step', names, values });
+}
