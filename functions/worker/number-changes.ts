@@ -16,32 +16,9 @@
  * gone quiet (`sweepFeed`). Order among changes numbered without their records is by the time
  * the write recorded (`at`), and each item's changes always go by version.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  ConditionFailed,
-  check,
-  db,
-  deleteItems,
-  getItems,
-  put,
-  remove,
-  type TransactItem,
-  tableName,
-  transactWrite,
-  update,
-} from '#core/db/client';
-import { itemExists, itemIsAbsent } from '#core/db/conditions';
-import { pendingWrittenBy } from '#core/items/change';
-import { FEED_PENDING_PREFIX, feedSequenceKey, type Key, repositoryKey, sequencedChangeKey } from '#core/items/keys';
-import { FEED_DAYS } from '#core/limits';
-import type { Change } from '#core/resources';
+import { ConditionFailed, deleteItems, getItems, transactWrite } from '#core/db/client';
+import { lastSequence, numberingSteps, type PendingChange, pendingChanges, pendingWrittenBy } from '#core/items/change';
 import { sweeping } from './delivery';
-
-export interface PendingChange {
-  key: Key;
-  /** The pending item as the stream has it: the change, its keys, and its place in the sweep index. */
-  change: Change & Partial<Key> & { sweepShard?: string; waitingSince?: string };
-}
 
 /** Changes per transaction: three items each (numbered change, pending removed) plus the counter and a check. */
 const PER_TRANSACTION = 32;
@@ -81,28 +58,6 @@ export async function sweepFeed(repositoryId: string, cutoff: string): Promise<n
   const due = byTime((await pendingChanges(repositoryId, pendingWrittenBy(cutoff))).filter((p) => p.change.at <= cutoff));
   await numberInOrder(repositoryId, itemsByVersion(due));
   return due.length;
-}
-
-/** The pending changes of a repository's feed with keys up to `upTo` (written by then), read strongly consistent. */
-async function pendingChanges(repositoryId: string, upTo: string): Promise<PendingChange[]> {
-  const pending: PendingChange[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': feedSequenceKey(repositoryId).PK, ':from': FEED_PENDING_PREFIX, ':to': upTo },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      pending.push({ key: { PK: item.PK as string, SK: item.SK as string }, change: item as unknown as PendingChange['change'] });
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return pending;
 }
 
 const itemOf = (p: PendingChange) => `${p.change.kind}:${p.change.id}`;
@@ -158,33 +113,4 @@ async function numberInOrder(repositoryId: string, pending: readonly PendingChan
       seq = await lastSequence(repositoryId);
     }
   }
-}
-
-function numberingSteps(repositoryId: string, chunk: readonly PendingChange[], seq: number): Record<string, TransactItem> {
-  const steps: Record<string, TransactItem> = {
-    repository: check(repositoryKey(repositoryId), itemExists),
-    counter: update(
-      feedSequenceKey(repositoryId),
-      'SET #last = :last',
-      { '#last': 'last' },
-      { ':last': seq + chunk.length, ...(seq === 0 ? {} : { ':seq': seq }) },
-      seq === 0 ? 'attribute_not_exists(#last)' : '#last = :seq',
-    ),
-  };
-  chunk.forEach(({ key, change: { PK: _pk, SK: _sk, sweepShard: _shard, waitingSince: _since, ...change } }, i) => {
-    const number = seq + i + 1;
-    const expiresAt = Math.ceil(Date.parse(change.at) / 1000) + FEED_DAYS * 24 * 60 * 60;
-    steps[`numbered${i}`] = put(
-      { ...sequencedChangeKey(repositoryId, number), ...change, repositoryId, seq: number, expiresAt },
-      itemIsAbsent,
-    );
-    steps[`pending${i}`] = remove(key, itemExists);
-  });
-  return steps;
-}
-
-/** The last number given in a repository's feed (0: none yet). */
-export async function lastSequence(repositoryId: string): Promise<number> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: feedSequenceKey(repositoryId), ConsistentRead: true }));
-  return (Item?.last as number | undefined) ?? 0;
 }

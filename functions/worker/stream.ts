@@ -15,14 +15,15 @@
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { PendingChange } from '#core/items/change';
 import { idOfPartition, isDocumentKey, isPendingChangeKey, isSequencedChangeKey, isTaskKey, isTrashKey, type Key } from '#core/items/keys';
 import type { StoredTrashItem } from '#core/items/trash';
 import { logger } from '#core/logger';
 import type { Change } from '#core/resources';
 import { type NumberedChange, publishChanges } from './events';
 import { pruneRevisions, purgeExpired } from './housekeeping';
-import { type PendingChange, sequenceChanges } from './number-changes';
-import { taskSteps } from './task-kinds/index';
+import { sequenceChanges } from './number-changes';
+import { taskSteps } from './task-steps';
 import { runTask } from './tasks';
 
 type Image = Record<string, unknown>;

@@ -27,7 +27,7 @@ import { sweepIndex } from '#core/items/task';
 import { logger } from '#core/logger';
 import { sweeping } from './delivery';
 import { sweepFeed } from './number-changes';
-import { taskSteps } from './task-kinds/index';
+import { taskSteps } from './task-steps';
 import { runTask } from './tasks';
 
 export interface SweepOptions {

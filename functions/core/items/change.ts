@@ -15,15 +15,26 @@
  * right now (a Query may see part of a transaction) or has expired (410).
  */
 import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { authorize } from '../auth';
-import { type Item, put, type TransactItem } from '../db/client';
-import { itemIsAbsent } from '../db/conditions';
+import { check, db, type Item, put, remove, type TransactItem, tableName, update } from '../db/client';
+import { itemExists, itemIsAbsent } from '../db/conditions';
 import { queryPage } from '../db/queries';
 import { HttpError, invalidField } from '../errors';
+import { FEED_DAYS } from '../limits';
 import { decodePageToken, encodePageToken } from '../paging';
 import { type ChangesQuery, LATEST_CURSOR } from '../requests';
 import type { Caller, Change, ResourceOf } from '../resources';
-import { FEED_SEQUENCED_END, feedPartition, feedSequenceKey, pendingChangeKey, repositoryKey, sequencedChangeKey } from './keys';
+import {
+  FEED_PENDING_PREFIX,
+  FEED_SEQUENCED_END,
+  feedPartition,
+  feedSequenceKey,
+  type Key,
+  pendingChangeKey,
+  repositoryKey,
+  sequencedChangeKey,
+} from './keys';
 import { resourceOf } from './resource-of';
 import { readWithRole } from './role';
 import { sweepAttributes } from './task';
@@ -126,4 +137,69 @@ export async function readChanges(caller: Caller, repositoryId: string, query: C
   }
   const position = (run.at(-1)?.seq as number | undefined) ?? after;
   return { items: run.map((item) => resourceOf<Change>(item, ['repositoryId', 'seq'])), cursor: await cursorAt(repositoryId, position) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbering: the worker's reads and writes of the feed (functions/worker/feed.ts decides the order).
+
+export interface PendingChange {
+  key: Key;
+  /** The pending item as the stream has it: the change, its keys, and its place in the sweep index. */
+  change: Change & Partial<Key> & { sweepShard?: string; waitingSince?: string };
+}
+
+/** The pending changes of a repository's feed with keys up to `upTo` (written by then), read strongly consistent. */
+export async function pendingChanges(repositoryId: string, upTo: string): Promise<PendingChange[]> {
+  const pending: PendingChange[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': feedSequenceKey(repositoryId).PK, ':from': FEED_PENDING_PREFIX, ':to': upTo },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      pending.push({ key: { PK: item.PK as string, SK: item.SK as string }, change: item as unknown as PendingChange['change'] });
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return pending;
+}
+
+/**
+ * The steps that number `chunk` after `seq` (the feed's last number as read): each pending change
+ * put as numbered change `seq + 1`, `seq + 2`… and removed as pending, the counter moved, the
+ * repository still there.
+ */
+export function numberingSteps(repositoryId: string, chunk: readonly PendingChange[], seq: number): Record<string, TransactItem> {
+  const steps: Record<string, TransactItem> = {
+    repository: check(repositoryKey(repositoryId), itemExists),
+    counter: update(
+      feedSequenceKey(repositoryId),
+      'SET #last = :last',
+      { '#last': 'last' },
+      { ':last': seq + chunk.length, ...(seq === 0 ? {} : { ':seq': seq }) },
+      seq === 0 ? 'attribute_not_exists(#last)' : '#last = :seq',
+    ),
+  };
+  chunk.forEach(({ key, change: { PK: _pk, SK: _sk, sweepShard: _shard, waitingSince: _since, ...change } }, i) => {
+    const number = seq + i + 1;
+    const expiresAt = Math.ceil(Date.parse(change.at) / 1000) + FEED_DAYS * 24 * 60 * 60;
+    steps[`numbered${i}`] = put(
+      { ...sequencedChangeKey(repositoryId, number), ...change, repositoryId, seq: number, expiresAt },
+      itemIsAbsent,
+    );
+    steps[`pending${i}`] = remove(key, itemExists);
+  });
+  return steps;
+}
+
+/** The last number given in a repository's feed (0: none yet). */
+export async function lastSequence(repositoryId: string): Promise<number> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: feedSequenceKey(repositoryId), ConsistentRead: true }));
+  return (Item?.last as number | undefined) ?? 0;
 }

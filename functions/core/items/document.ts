@@ -6,8 +6,9 @@
  * ../use-cases/trash.ts; restoring a revision: ../use-cases/revisions.ts.
  */
 
-import { ConditionFailed, check, type Item, optimistically, put, transactWrite } from '../db/client';
+import { ConditionFailed, check, deleteItems, type Item, optimistically, put, transactWrite } from '../db/client';
 import { itemIsAbsent } from '../db/conditions';
+import { queryPage } from '../db/queries';
 import { conflict, notFound } from '../errors';
 import { newDocumentId, now } from '../ids';
 import { REVISIONS_KEPT } from '../limits';
@@ -17,8 +18,8 @@ import type { Caller, ChangeType, Document, DocumentSummary } from '../resources
 import { recordChange } from './change';
 import { claimName, entrySteps, nameConflict, nameTaken } from './entry';
 import { checkMoveTarget, liveFolderIn, repositoryOfFolder, targetKeys } from './folder';
-import { documentKey, folderKey, type Key } from './keys';
-import { resourceOf } from './resource-of';
+import { documentKey, documentPartition, folderKey, ITEM_SORT_KEY, type Key, keyOf } from './keys';
+import { firstVersion, resourceOf } from './resource-of';
 import { revisionSteps } from './revision';
 import { ACCESS_STEP, authorized, explainAccess, type Lookup, readWithRole, roleCheck } from './role';
 import { liveAtVersion, type TrashMark } from './trash';
@@ -70,11 +71,7 @@ export async function createDocument(caller: Caller, input: NewDocument): Promis
       contentType: input.contentType,
       content: input.content,
       size: Buffer.byteLength(input.content, 'utf8'),
-      version: 1,
-      createdAt: at,
-      createdBy: caller.userId,
-      updatedAt: at,
-      updatedBy: caller.userId,
+      ...firstVersion(at, caller.userId),
     };
     try {
       await transactWrite({
@@ -192,4 +189,27 @@ export function updateDocument(
     }
     return next;
   });
+}
+
+/** A document's items (the document, its revisions and their content), up to `limit`, and whether that was all. */
+export async function readDocumentItems(documentId: string, limit: number) {
+  const { items, lastKey } = await queryPage({
+    KeyConditionExpression: 'PK = :pk',
+    ExpressionAttributeValues: { ':pk': documentPartition(documentId) },
+    Limit: limit,
+  });
+  return { items, complete: lastKey === undefined };
+}
+
+/** Whether an item of a document's partition is the document item itself. */
+export const isDocumentItem = (item: Item) => item.SK === ITEM_SORT_KEY.document;
+
+/**
+ * Deletes documents' items (a purge), each document item last: while it exists its id stays
+ * taken, so a client cannot make a new document with that id whose revisions this purge would
+ * then delete.
+ */
+export async function deleteDocumentItems(items: Item[]) {
+  await deleteItems(items.filter((item) => !isDocumentItem(item)).map(keyOf));
+  await deleteItems(items.filter(isDocumentItem).map(keyOf));
 }

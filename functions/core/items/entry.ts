@@ -5,10 +5,12 @@
  * the name by putting its entry, and checks the other kind's entry of that name is absent.
  */
 
-import { type ConditionFailed, check, type Item, put, remove, type TransactItem } from '../db/client';
+import { type ConditionFailed, check, getItems, type Item, put, remove, type TransactItem } from '../db/client';
 import { idIs, itemIsAbsent } from '../db/conditions';
+import { readRange } from '../db/queries';
 import { conflict } from '../errors';
-import { type EntryKind, entryKey } from './keys';
+import { documentKey, ENTRIES_RANGE, type EntryKind, entryKey, entryPrefix, folderKey, folderPartition, ITEM_SORT_KEY } from './keys';
+import type { TrashMark } from './trash';
 
 /** Steps named so a refused write can be explained: the entry taken, or the other kind's. */
 export const ENTRY_STEP = 'entry';
@@ -46,4 +48,29 @@ export function entrySteps(
     return { oldEntry: removeEntry(kind, was.folderId, was.nameKey, was.id), ...claimName(kind, now.folderId, now.nameKey, now.entry) };
   }
   return { sameEntry: put({ ...entryKey(kind, now.folderId, now.nameKey), ...now.entry, nameKey: now.nameKey }, idIs(was.id)) };
+}
+
+/** An item reached through an entry, as read now, with its trash mark if it has one. */
+export type EntryItem = Item & { id: string; trash?: TrashMark };
+
+/**
+ * Up to `limit` of a folder's entries after `after` (documents `D#`, then sub folders `F#`),
+ * each with its item as read now (background work walking a subtree). `parentAttribute` names
+ * the item's attribute that says which folder it is in.
+ */
+export async function entriesWithItems(folderId: string, after: string | undefined, limit: number) {
+  const entries = await readRange(folderPartition(folderId), { ...ENTRIES_RANGE, after, limit });
+  const keyOf = (entry: Item) =>
+    (entry.SK as string).startsWith(entryPrefix.folders) ? folderKey(entry.id as string) : documentKey(entry.id as string);
+  const lookup = entries.length === 0 ? () => undefined : await getItems(entries.map(keyOf));
+  return entries.map((entry) => {
+    const isFolder = keyOf(entry).SK === ITEM_SORT_KEY.folder;
+    return {
+      entry,
+      key: keyOf(entry),
+      item: lookup(keyOf(entry)) as EntryItem | undefined,
+      isFolder,
+      parentAttribute: isFolder ? 'parentId' : 'folderId',
+    };
+  });
 }

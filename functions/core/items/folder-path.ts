@@ -3,7 +3,7 @@
  * ancestors from the root, `/`-separated ('' for the root). The path is a hint, kept on the
  * folder item: a move reads the chain of parents from it without reading them, and asserts every
  * link in its transaction. A folder made before paths were kept has none (undefined), and so do
- * the folders below it until a refresh gives them one (functions/worker/task-kinds/depth.ts).
+ * the folders below it until a refresh gives them one (../use-cases/move-folder.ts: refreshDepth).
  * This module is the only one that reads or writes the path's format.
  */
 

@@ -18,7 +18,7 @@ import { recordChange } from './change';
 import { claimName, nameConflict, nameTaken } from './entry';
 import { childPlace, type Place, ROOT_PLACE } from './folder-path';
 import { aclKey, type EntryKind, entryPrefix, folderKey, folderPartition, type Key } from './keys';
-import { resourceOf } from './resource-of';
+import { firstVersion, resourceOf } from './resource-of';
 import { ACCESS_STEP, authorized, type Lookup, readWithRole, roleCheck, roleInBucket } from './role';
 import type { TrashMark } from './trash';
 
@@ -120,11 +120,7 @@ export async function createFolder(caller: Caller, input: { parentId: string; na
       repositoryId,
       parentId: input.parentId,
       name: input.name,
-      version: 1,
-      createdAt: at,
-      createdBy: caller.userId,
-      updatedAt: at,
-      updatedBy: caller.userId,
+      ...firstVersion(at, caller.userId),
     };
     try {
       await transactWrite({

@@ -8,9 +8,20 @@
  * is never used (docs/api.md: Sharing).
  */
 import { type Action, authorize } from '../auth';
-import { ConditionFailed, getItems, type Item, optimistically, put, remove, transactWrite, update } from '../db/client';
+import {
+  ConditionFailed,
+  check,
+  getItems,
+  type Item,
+  optimistically,
+  put,
+  remove,
+  type TransactItem,
+  transactWrite,
+  update,
+} from '../db/client';
 import { type Condition, itemIsAbsent } from '../db/conditions';
-import { pageRequest, readPage } from '../db/queries';
+import { pageRequest, prefixRange, readPage, readRange } from '../db/queries';
 import { HttpError, notFound } from '../errors';
 import { now } from '../ids';
 import { MAX_MEMBERS } from '../limits';
@@ -38,6 +49,7 @@ import {
 } from './membership';
 import { resourceOf } from './resource-of';
 import { authorized, explainAccess, type Lookup, readWithRole, roleInBucket, roleSteps } from './role';
+import { nextPageOf, type TaskStep } from './task';
 
 /** A member item: the resource, and the sort key of the user's membership (where their GET / lists it). */
 export type StoredMember = Member & { listingKey: string };
@@ -53,10 +65,22 @@ const lastOwner = (userId: string, doing: string) =>
   new HttpError('last-owner', `${userId} is the repository's only owner and cannot be ${doing}; make another member owner first.`);
 const memberLimitReached = () => new HttpError('member-limit', `The repository already has ${MAX_MEMBERS} members, the most one may have.`);
 
-/** The steps that add a member: their member item (at `listing`, a membershipKey()) and their membership. */
-export const newMemberSteps = (repositoryId: string, member: Member, listing: Key, membershipCondition?: Condition) => ({
+/**
+ * The steps that make `member` a member: their member item (pointing at `listing`, a
+ * membershipKey()), their membership there, and their repository count (PROFILE_STEP: 409 past
+ * the limit).
+ */
+export const joinSteps = (repositoryId: string, member: Member, listing: Key, membershipCondition?: Condition) => ({
   member: put({ ...memberKey(repositoryId, member.userId), ...member, listingKey: listing.SK }, itemIsAbsent),
   membership: putMembership(listing, repositoryId, member.role, membershipCondition),
+  [PROFILE_STEP]: joinRepositoryStep(member.userId),
+});
+
+/** The steps that end a membership: the member item (if `condition` holds), their membership, their repository count. */
+export const leaveSteps = (repositoryId: string, userId: string, listingKey: string, condition?: Condition) => ({
+  member: remove(memberKey(repositoryId, userId), condition),
+  membership: removeMembership(userId, listingKey),
+  profile: leaveRepositoryStep(userId),
 });
 
 /** A member item of the caller, read with the repository (a role without it is not a member). */
@@ -152,8 +176,7 @@ export async function putMember(
       const member: Member = { userId, role, addedAt: at, addedBy: by, updatedAt: at, updatedBy: by };
       const owner = role === 'owner';
       await transactWrite({
-        ...newMemberSteps(repositoryId, member, listing),
-        [PROFILE_STEP]: joinRepositoryStep(userId),
+        ...joinSteps(repositoryId, member, listing),
         // The member's lanes join the set a repository delete removes; the name the listing was
         // written under must still be the repository's (a rename moves listings after it).
         repository: update(
@@ -190,13 +213,11 @@ export async function removeMember(caller: Caller, repositoryId: string, userId:
     const owner = was === 'owner';
     try {
       await transactWrite({
-        member: remove(memberKey(repositoryId, userId), {
+        ...leaveSteps(repositoryId, userId, stored.listingKey, {
           expression: '#role = :was AND #listing = :listing',
           names: { '#role': 'role', '#listing': 'listingKey' },
           values: { ':was': was, ':listing': stored.listingKey },
         }),
-        membership: removeMembership(userId, stored.listingKey),
-        profile: leaveRepositoryStep(userId),
         repository: update(
           repositoryKey(repositoryId),
           `ADD #members :minus${owner ? ', #owners :minus' : ''}`,
@@ -214,3 +235,41 @@ export async function removeMember(caller: Caller, repositoryId: string, userId:
     }
   });
 }
+
+/** Members a step of the rename task moves. */
+const RENAME_PAGE = 30;
+
+/** The task step after a repository's rename: each member's membership moves to the new name (GET / order). */
+export const renameMemberships: TaskStep<'rename-memberships'> = async (task) => {
+  const { repositoryId, nameKey } = task;
+  const repository = (await getItems([repositoryKey(repositoryId)]))(repositoryKey(repositoryId));
+  // Deleted, or renamed again (a newer task moves the memberships there): nothing left to do.
+  if (repository?.nameKey !== nameKey) return { next: 'done' };
+  const members = await readRange(repositoryPartition(repositoryId), {
+    ...prefixRange(MEMBER_PREFIX),
+    after: task.cursor,
+    limit: RENAME_PAGE,
+  });
+  const writes: Record<string, TransactItem> = {
+    repository: check(repositoryKey(repositoryId), {
+      expression: '#nameKey = :key',
+      names: { '#nameKey': 'nameKey' },
+      values: { ':key': nameKey },
+    }),
+  };
+  members.forEach((member, i) => {
+    const userId = member.userId as string;
+    const listing = membershipKey(userId, nameKey, repositoryId);
+    if (listing.SK === member.listingKey) return;
+    writes[`old${i}`] = removeMembership(userId, member.listingKey as string);
+    writes[`new${i}`] = putMembership(listing, repositoryId, member.role as Role);
+    writes[`member${i}`] = update(
+      memberKey(repositoryId, userId),
+      'SET #listing = :listing',
+      { '#listing': 'listingKey', '#role': 'role' },
+      { ':listing': listing.SK, ':old': member.listingKey, ':role': member.role },
+      '#listing = :old AND #role = :role',
+    );
+  });
+  return { writes, next: nextPageOf(members, RENAME_PAGE) };
+};

@@ -26,16 +26,9 @@ import {
   roleAttribute,
   userPartition,
 } from './keys';
-import { callersMember, newMemberSteps } from './member';
-import {
-  joinRepositoryStep,
-  leaveRepositoryStep,
-  PROFILE_STEP,
-  putMembership,
-  removeMembership,
-  repositoryLimitReached,
-} from './membership';
-import { resourceOf } from './resource-of';
+import { callersMember, joinSteps, leaveSteps } from './member';
+import { PROFILE_STEP, putMembership, removeMembership, repositoryLimitReached } from './membership';
+import { firstVersion, resourceOf } from './resource-of';
 import { ACCESS_STEP, authorized, ownerLaneSteps, readWithRole, roleCheck } from './role';
 import { newTask } from './task';
 
@@ -64,22 +57,14 @@ export async function createRepository(caller: Caller, input: { name: string; de
       name: input.name,
       description: input.description,
       rootFolderId: id,
-      version: 1,
-      createdAt: at,
-      createdBy: userId,
-      updatedAt: at,
-      updatedBy: userId,
+      ...firstVersion(at, userId),
     };
     const root: Folder = {
       id,
       repositoryId: id,
       parentId: null,
       name: input.name,
-      version: 1,
-      createdAt: at,
-      createdBy: userId,
-      updatedAt: at,
-      updatedBy: userId,
+      ...firstVersion(at, userId),
     };
     const owner = { userId, role: 'owner' as const, addedAt: at, addedBy: userId, updatedAt: at, updatedBy: userId };
     try {
@@ -91,8 +76,7 @@ export async function createRepository(caller: Caller, input: { name: string; de
         root: rootFolderStep(root, key),
         // The owner's role in each of their lanes (keys.ts).
         ...ownerLaneSteps(id, userId),
-        ...newMemberSteps(id, owner, listing, itemIsAbsent),
-        [PROFILE_STEP]: joinRepositoryStep(userId),
+        ...joinSteps(id, owner, listing, itemIsAbsent),
       });
     } catch (error) {
       if (error instanceof ConditionFailed && error.failed.has(PROFILE_STEP)) throw repositoryLimitReached(userId);
@@ -229,7 +213,7 @@ export async function updateRepository(
  * bucket it ever used, so from its answer on every member gets 404 for everything in it, and
  * it is gone from every member's GET /. The caller's own membership goes with it (their
  * repository count drops at once). Everything else (folders, documents, trash, other members and
- * their memberships, the feed) is reclaimed in the background (functions/worker/task-kinds/purge.ts).
+ * their memberships, the feed) is reclaimed in the background (../use-cases/reclaim-repository.ts).
  */
 export async function deleteRepository(caller: Caller, id: string, precondition: Precondition): Promise<void> {
   return optimistically(async () => {
@@ -253,9 +237,7 @@ export async function deleteRepository(caller: Caller, id: string, precondition:
         names: { '#role': roleAttribute(caller.userId) },
         values: { ':owner': 'owner' },
       }),
-      member: remove(memberKey(id, caller.userId)),
-      membership: removeMembership(caller.userId, member.listingKey),
-      profile: leaveRepositoryStep(caller.userId),
+      ...leaveSteps(id, caller.userId, member.listingKey),
       task: newTask({ kind: 'reclaim-repository', repositoryId: id }),
     };
     for (const bucket of aclBuckets) if (bucket !== callersBucket) steps[`acl${bucket}`] = remove(aclKeyOfBucket(id, bucket));

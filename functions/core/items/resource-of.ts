@@ -29,6 +29,9 @@ const bookkeeping: ReadonlySet<string> = new Set([
   'pruneRevisions',
 ]);
 
+/** What a resource's first version says of when and by whom it was made (it is also its last update). */
+export const firstVersion = (at: string, by: string) => ({ version: 1, createdAt: at, createdBy: by, updatedAt: at, updatedBy: by });
+
 /** The resource an item holds; `also` names attributes this kind of item keeps besides. */
 export function resourceOf<T>(item: Item, also: readonly string[] = []): T {
   const resource: Item = {};

@@ -11,7 +11,8 @@
  * (functions/worker/sweeper.ts). The index is sparse: only these items have the attributes.
  */
 import { randomUUID } from 'node:crypto';
-import { put, type TransactItem } from '../db/client';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { db, put, remove, type TransactItem, tableName, update } from '../db/client';
 import { itemIsAbsent } from '../db/conditions';
 import { now } from '../ids';
 import { taskKey } from './keys';
@@ -72,3 +73,52 @@ export const newTask = (spec: TaskSpec): TransactItem => {
   const createdAt = now();
   return put({ ...taskKey(id), ...spec, id, createdAt, step: 0, ...sweepAttributes(id, createdAt) }, itemIsAbsent);
 };
+
+/** What a step does: writes that commit with its progress, and where the task goes on from. */
+export interface StepResult {
+  writes?: Record<string, TransactItem>;
+  /** `done`, or the state the next step starts from (merged into the task). */
+  next: 'done' | { cursor?: string; phase?: string };
+}
+
+export type TaskStep<K extends TaskKind = TaskKind> = (task: Extract<Task, { kind: K }>) => Promise<StepResult>;
+/** Where a step that read a page of `pageSize` goes on from: done after a short page, else after its last item's sort key. */
+export const nextPageOf = (page: readonly { SK?: unknown }[], pageSize: number): StepResult['next'] => {
+  const last = page.at(-1);
+  return page.length < pageSize || !last ? 'done' : { cursor: last.SK as string };
+};
+
+/** The step of every kind of task. */
+export type TaskSteps = { [K in TaskKind]: TaskStep<K> };
+
+// ---------------------------------------------------------------------------------------------
+// Running a task (functions/worker/tasks.ts): its item read, advanced a step, removed when done.
+
+/** A task as it is now (undefined: done). */
+export async function readTask(taskId: string): Promise<Task | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: taskKey(taskId), ConsistentRead: true }));
+  return Item as Task | undefined;
+}
+
+const stepIs = (task: Task) => ({ names: { '#step': 'step' }, values: { ':step': task.step } });
+
+/** The step that records a step's progress: the task's next step starts from `next`. Guarded by the step counter. */
+export function advanceTask(task: Task, next: { cursor?: string; phase?: string }): TransactItem {
+  const { names, values } = stepIs(task);
+  // The task has waited since this step: the sweeper leaves it alone while steps keep coming.
+  const fields = { ...next, [sweepIndex.sortKey]: now() };
+  const sets = ['#step = :next', ...Object.keys(fields).map((field) => `#${field} = :${field}`)];
+  return update(
+    taskKey(task.id),
+    `SET ${sets.join(', ')}`,
+    { ...names, ...Object.fromEntries(Object.keys(fields).map((field) => [`#${field}`, field])) },
+    { ...values, ':next': task.step + 1, ...Object.fromEntries(Object.entries(fields).map(([field, value]) => [`:${field}`, value])) },
+    '#step = :step',
+  );
+}
+
+/** The step that ends a task (removes it), guarded by the step counter. */
+export function finishTask(task: Task): TransactItem {
+  const { names, values } = stepIs(task);
+  return remove(taskKey(task.id), { expression: '#step = :step', names, values });
+}

@@ -86,6 +86,13 @@ export const stillTrashedBy = (token: string): Condition => ({
 export const markAsPurging = (key: Key, token: string): TransactItem =>
   update(key, 'SET #trash.#purging = :yes', { '#trash': 'trash', '#purging': 'purging' }, { ':yes': true }, stillTrashedBy(token));
 
+/**
+ * The mark that closes a folder about to be purged (`root`: the folder whose purge reached it):
+ * nothing can be made in it or moved into it or out of it from then on.
+ */
+export const closeForPurge = (folderId: string, root: string, condition: Condition) =>
+  update(folderKey(folderId), 'SET #trash = :mark', { '#trash': 'trash' }, { ':mark': { root, token: 'purge', purging: true } }, condition);
+
 /** The key of a trashed item, by its kind. */
 export const trashedItemKey = (record: Pick<TrashItem, 'kind' | 'id'>) =>
   record.kind === 'folder' ? folderKey(record.id) : documentKey(record.id);

@@ -1,11 +1,13 @@
 /**
  * Renaming and moving a folder (PUT /folder), and placing a folder under another (a move, or a
  * restore from the trash elsewhere): the proof that a move makes no cycle and keeps every folder
- * within the depth limit. Composed of ../items/folder.ts, folder-path.ts and entry.ts.
+ * within the depth limit; and the task that refreshes the place of the folders below a moved
+ * one. Composed of ../items/folder.ts, folder-path.ts and entry.ts.
  */
 
-import { ConditionFailed, check, optimistically, put, type TransactItem, transactWrite } from '../db/client';
+import { ConditionFailed, check, optimistically, put, type TransactItem, transactWrite, update } from '../db/client';
 import { allOf, versionIs } from '../db/conditions';
+import { prefixRange, readRange } from '../db/queries';
 import { HttpError, invalidField, notFound } from '../errors';
 import { now } from '../ids';
 import { recordChange } from '../items/change';
@@ -25,10 +27,10 @@ import {
   targetKeys,
 } from '../items/folder';
 import { ancestorLinks, childPath, type Place, parentInPath } from '../items/folder-path';
-import { folderKey } from '../items/keys';
+import { entryPrefix, folderKey, folderPartition } from '../items/keys';
 import { resourceOf } from '../items/resource-of';
 import { ACCESS_STEP, authorized, explainAccess, roleCheck } from '../items/role';
-import { newTask } from '../items/task';
+import { newTask, nextPageOf, type TaskStep } from '../items/task';
 import { MAX_FOLDER_DEPTH } from '../limits';
 import { nameKey } from '../names';
 import { checkPrecondition, type Precondition } from '../preconditions';
@@ -215,3 +217,41 @@ export async function heightBelow(folder: StoredFolder, limit: number): Promise<
     level = next;
   }
 }
+
+/** Each child takes two writes (its place, its task). */
+const REFRESH_PAGE = 40;
+
+/**
+ * The task step after a move (or a restore elsewhere): the folders below get their new place
+ * (depth and path), a page of sub folders at a time, each its own task for the level below it.
+ * Until then a create deep inside a moved subtree is checked against the depth its parent had
+ * before the move, and a move into it reads its chain of parents instead of trusting its path
+ * (docs/data-model.md: Depth). Folders in the trash are refreshed too: they may come back.
+ */
+export const refreshDepth: TaskStep<'refresh-depth'> = async (task) => {
+  const { repositoryId, folderId } = task;
+  const folder = await readFolderItem(folderId);
+  if (!folder) return { next: 'done' }; // purged since: nothing to refresh
+  const depth = folder.depth + 1;
+  const path = childPath(folder);
+  const children = await readRange(folderPartition(folderId), {
+    ...prefixRange(entryPrefix.folders),
+    after: task.cursor,
+    limit: REFRESH_PAGE,
+  });
+  const writes: Record<string, TransactItem> = {
+    // Moved again meanwhile: the step is read again with its new place.
+    folder: check(folderKey(folderId), placeIs(folder)),
+  };
+  children.forEach((child, i) => {
+    writes[`child${i}`] = update(
+      folderKey(child.id as string),
+      path === undefined ? 'SET #depth = :depth REMOVE #path' : 'SET #depth = :depth, #path = :path',
+      { '#depth': 'depth', '#path': 'path', '#parent': 'parentId' },
+      { ':depth': depth, ':parent': folderId, ...(path === undefined ? {} : { ':path': path }) },
+      '#parent = :parent',
+    );
+    writes[`task${i}`] = newTask({ kind: 'refresh-depth', repositoryId, folderId: child.id as string });
+  });
+  return { writes, next: nextPageOf(children, REFRESH_PAGE) };
+};

@@ -2,16 +2,49 @@
  * Purging from the trash: one item now (DELETE /{id}/trash/{itemId}), all of it (DELETE
  * /{id}/trash, by a task), or an item whose 30 days are up (the worker, when DynamoDB's TTL
  * removes its record). Each marks the item as being purged (it can never come back), starts the
- * task that deletes it (functions/worker/task-kinds/purge.ts) and records the `purged` change.
+ * task that deletes it (purgeSubtree, purgeDocument) and records the `purged` change.
+ *
+ * The deletes themselves are permanent, a page at a time, from the first page each time (what a
+ * step deletes is gone for the next), so a step done twice deletes nothing twice that anyone
+ * could see. Documents and revisions go by BatchWriteItem (half the cost of a transaction);
+ * entries, and the tasks for what is below them, go in the step's transaction, so a sub folder
+ * is never left without the task that purges it.
+ *
+ * A folder is closed before it is emptied: marked (`trash` with `purging`) in the same
+ * transaction that starts its purge, so nothing can be made in it or moved into it or out of it
+ * (every such write asserts its folder carries no trash mark), and the step that finds it empty
+ * can remove it knowing nothing was added since.
  */
-import { ConditionFailed, type Item, optimistically, type TransactItem, transactWrite, update } from '../db/client';
+import { ConditionFailed, getItems, type Item, optimistically, remove, type TransactItem, transactWrite, update } from '../db/client';
+import { readRange } from '../db/queries';
 import { notFound } from '../errors';
 import { now } from '../ids';
 import { recordChange } from '../items/change';
-import { repositoryKey } from '../items/keys';
+import { deleteDocumentItems, isDocumentItem, readDocumentItems } from '../items/document';
+import { parentIs } from '../items/folder';
+import {
+  ENTRIES_RANGE,
+  entryPrefix,
+  folderKey,
+  folderPartition,
+  keyOf,
+  repositoryKey,
+  repositoryPartition,
+  TRASH_PREFIX,
+  trashDeletedBy,
+} from '../items/keys';
 import { ACCESS_STEP, explainAccess, roleCheck } from '../items/role';
-import { newTask } from '../items/task';
-import { authorizeTrash, markAsPurging, readTrashItem, removeTrashRecord, type StoredTrashItem, trashedItemKey } from '../items/trash';
+import { newTask, type TaskStep } from '../items/task';
+import {
+  authorizeTrash,
+  closeForPurge,
+  markAsPurging,
+  readTrashItem,
+  removeTrashRecord,
+  type StoredTrashItem,
+  type TrashMark,
+  trashedItemKey,
+} from '../items/trash';
 import type { Caller } from '../resources';
 
 /** Who the service names as the author of what it does on its own (the 30-day purge). */
@@ -77,7 +110,7 @@ export async function purgeFromTrash(caller: Caller, repositoryId: string, itemI
 /**
  * DELETE /{id}/trash (owner): one transaction, no read. It records the moment on the repository
  * (from then on the trash lists nothing deleted before it: items/trash.ts) and starts the task
- * that purges every item deleted up to then (functions/worker/task-kinds/trash.ts).
+ * that purges every item deleted up to then (emptyTrashStep).
  */
 export async function emptyTrash(caller: Caller, repositoryId: string): Promise<void> {
   const at = now();
@@ -99,3 +132,69 @@ export async function emptyTrash(caller: Caller, repositoryId: string): Promise<
     throw notFound('Repository');
   }
 }
+
+/** Emptying the trash: every item deleted at or before `before`, oldest first, purged. */
+export const emptyTrashStep: TaskStep<'empty-trash'> = async (task) => {
+  const { repositoryId, before, by } = task;
+  const records = (await readRange(repositoryPartition(repositoryId), {
+    from: TRASH_PREFIX,
+    // Trash keys are TRASH#<deletedAt>#<itemId>: '$' sorts after '#', so this ends after `before`.
+    to: trashDeletedBy(before),
+    limit: 20,
+  })) as (Item & StoredTrashItem)[];
+  if (records.length === 0) return { next: 'done' };
+  const lookup = await getItems(records.map(trashedItemKey));
+  const writes: Record<string, TransactItem> = {};
+  const at = now();
+  records.forEach((record, i) => {
+    const item = lookup(trashedItemKey(record)) as (Item & { trash?: TrashMark }) | undefined;
+    writes[`record${i}`] = remove(keyOf(record), {
+      expression: '#token = :token',
+      names: { '#token': 'token' },
+      values: { ':token': record.token },
+    });
+    // Restored meanwhile, or already on its way out: only the record is left to remove.
+    if (item?.trash?.token !== record.token || item.trash.purging) return;
+    for (const [name, step] of Object.entries(purgeSteps(repositoryId, record, item, at, by))) writes[`${name}${i}`] = step;
+  });
+  return { writes, next: {} };
+};
+
+/** Entries a step reads: a sub folder takes three writes (entry, mark, task), 32 of them fit a transaction. */
+const PAGE = 32;
+
+/** The task step that purges a page of a folder's entries (a sub folder: closed, and its own task), or the emptied folder. */
+export const purgeSubtree: TaskStep<'purge-subtree'> = async (task) => {
+  const { repositoryId, folderId } = task;
+  const entries = await readRange(folderPartition(folderId), { ...ENTRIES_RANGE, limit: PAGE });
+  // Nothing left below: the folder itself goes (closed, so nothing was added since the read), and the task with it.
+  if (entries.length === 0) {
+    return {
+      writes: { folder: remove(folderKey(folderId), { expression: 'attribute_exists(#trash)', names: { '#trash': 'trash' } }) },
+      next: 'done',
+    };
+  }
+  const writes: Record<string, TransactItem> = {};
+  const documents: { i: number; id: string }[] = [];
+  for (const [i, entry] of entries.entries()) {
+    const id = entry.id as string;
+    writes[`entry${i}`] = remove(keyOf(entry));
+    if ((entry.SK as string).startsWith(entryPrefix.folders)) {
+      writes[`close${i}`] = closeForPurge(id, folderId, parentIs(folderId));
+      writes[`task${i}`] = newTask({ kind: 'purge-subtree', repositoryId, folderId: id });
+    } else documents.push({ i, id });
+  }
+  // A document with a few revisions goes now (all of the page's at once); one with many gets its own task.
+  const found = await Promise.all(documents.map(async (document) => ({ ...document, ...(await readDocumentItems(document.id, PAGE)) })));
+  await deleteDocumentItems(found.flatMap(({ items, complete }) => (complete ? items : [])));
+  for (const { i, id, complete } of found)
+    if (!complete) writes[`task${i}`] = newTask({ kind: 'purge-document', repositoryId, documentId: id });
+  return { writes, next: {} };
+};
+
+/** Revisions and contents a page at a time; the document item goes with the last page (see deleteDocumentItems). */
+export const purgeDocument: TaskStep<'purge-document'> = async (task) => {
+  const { items, complete } = await readDocumentItems(task.documentId, 100);
+  await deleteDocumentItems(complete ? items : items.filter((item) => !isDocumentItem(item)));
+  return { next: complete ? 'done' : {} };
+};

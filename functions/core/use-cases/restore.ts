@@ -1,27 +1,33 @@
 /**
  * Restoring an item from the trash (POST /{id}/trash/{itemId}/restore): the item back in a
  * folder, its mark cleared, its record gone, and for a folder the task that brings back what is
- * below it (functions/worker/task-kinds/trash.ts). Composed of ../items/trash.ts, document.ts,
- * folder.ts, entry.ts and ./move-folder.ts (a folder restored elsewhere is placed as a move is).
+ * below it (restoreSubtree). Composed of ../items/trash.ts, document.ts, folder.ts, entry.ts and
+ * ./move-folder.ts (a folder restored elsewhere is placed as a move is).
+ *
+ * Unmarking: a restore ends its deletion for good (a later deletion has a new token), so a
+ * restore task clears that deletion's marks whatever happened since, even if the folder was
+ * deleted again or moved (a newer deletion's task replaces the marks itself). Nothing is left
+ * half in the trash.
  */
 import { ConditionFailed, check, optimistically, put, type TransactItem, transactWrite, update } from '../db/client';
 import { conflict, HttpError } from '../errors';
 import { now } from '../ids';
 import { recordChange } from '../items/change';
 import { documentSummary } from '../items/document';
-import { claimName, nameTaken } from '../items/entry';
+import { claimName, entriesWithItems, nameTaken } from '../items/entry';
 import { checkMoveTarget, depthLimitReached, liveFolderIn, placeIs, type StoredFolder, targetKeys } from '../items/folder';
 import { childPlace, type Place, parentPlace } from '../items/folder-path';
 import { documentKey, folderKey } from '../items/keys';
 import { resourceOf } from '../items/resource-of';
 import { revisionSteps } from '../items/revision';
 import { ACCESS_STEP, explainAccess, roleCheck } from '../items/role';
-import { newTask } from '../items/task';
+import { newTask, nextPageOf, type TaskStep } from '../items/task';
 import { authorizeTrash, readTrashItem, removeTrashRecord, stillTrashedBy } from '../items/trash';
 import { MAX_FOLDER_DEPTH } from '../limits';
 import { nameKey } from '../names';
 import type { Caller, Document, Folder } from '../resources';
 import { heightBelow, LINK_STEP, placeUnder } from './move-folder';
+import { SUBTREE_PAGE } from './trash';
 
 export interface RestoreTo {
   folderId?: string;
@@ -161,3 +167,28 @@ const changedValues = (resource: { name: string; version: number; updatedBy: str
   ':at': at,
   ':by': resource.updatedBy,
 });
+
+/** The task step that clears a page of this deletion's marks below a restored folder, and starts the same for each sub folder. */
+export const restoreSubtree: TaskStep<'restore-subtree'> = async (task) => {
+  const { repositoryId, root, token, folderId } = task;
+  const page = await entriesWithItems(folderId, task.cursor, SUBTREE_PAGE);
+  const writes: Record<string, TransactItem> = {};
+  page.forEach(({ key, item, isFolder }, i) => {
+    if (item?.trash?.root !== root || item.trash.token !== token) return;
+    writes[`unmark${i}`] = update(
+      key,
+      'REMOVE #trash',
+      { '#trash': 'trash', '#root': 'root', '#token': 'token' },
+      { ':root': root, ':token': token },
+      '#trash.#root = :root AND #trash.#token = :token',
+    );
+    if (isFolder) writes[`task${i}`] = newTask({ kind: 'restore-subtree', repositoryId, root, token, folderId: item.id });
+  });
+  return {
+    writes,
+    next: nextPageOf(
+      page.map(({ entry }) => entry),
+      SUBTREE_PAGE,
+    ),
+  };
+};

@@ -1,0 +1,76 @@
+/**
+ * A deleted repository reclaimed in the background (DELETE /{id}: ../items/repository.ts): its
+ * folders (purged from the root, as ./purge.ts purges a subtree), its members and their
+ * memberships, its trash, its feed, a page at a time.
+ */
+import { deleteItems, getItems, type Item, remove, type TransactItem } from '../db/client';
+import { itemExists } from '../db/conditions';
+import { prefixRange, queryPage, readRange } from '../db/queries';
+import { feedPartition, keyOf, MEMBER_PREFIX, memberKey, repositoryPartition, TRASH_PREFIX } from '../items/keys';
+import { leaveRepositoryStep, removeMembership } from '../items/membership';
+import { newTask, type TaskStep } from '../items/task';
+import { closeForPurge, markAsPurging, type StoredTrashItem, trashedItemKey } from '../items/trash';
+
+/** Items a step reads. */
+const PAGE = 32;
+
+/**
+ * A deleted repository: its folders (from the root), its members and their memberships, its
+ * trash, its feed. The repository item and its role buckets went with the delete itself.
+ */
+export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) => {
+  const { repositoryId } = task;
+  switch (task.phase ?? 'start') {
+    case 'start':
+      return {
+        writes: {
+          close: closeForPurge(repositoryId, repositoryId, itemExists),
+          root: newTask({ kind: 'purge-subtree', repositoryId, folderId: repositoryId }),
+        },
+        next: { phase: 'members' },
+      };
+    case 'members': {
+      const members = await readRange(repositoryPartition(repositoryId), { ...prefixRange(MEMBER_PREFIX), limit: PAGE });
+      if (members.length === 0) return { next: { phase: 'trash' } };
+      const writes: Record<string, TransactItem> = {};
+      members.forEach((member, i) => {
+        const userId = member.userId as string;
+        writes[`listing${i}`] = removeMembership(userId, member.listingKey as string);
+        writes[`profile${i}`] = leaveRepositoryStep(userId, 'attribute_exists(PK)');
+        writes[`member${i}`] = remove(memberKey(repositoryId, userId));
+      });
+      return { writes, next: { phase: 'members' } };
+    }
+    case 'trash': {
+      // Each item in the trash is purged like any other (marked as being purged first, which
+      // stops its own trash task), unless it already is; no change is recorded: the feed goes too.
+      const records = (await readRange(repositoryPartition(repositoryId), { ...prefixRange(TRASH_PREFIX), limit: PAGE })) as (Item &
+        StoredTrashItem)[];
+      if (records.length === 0) return { next: { phase: 'feed' } };
+      const lookup = await getItems(records.map(trashedItemKey));
+      const writes: Record<string, TransactItem> = {};
+      records.forEach((record, i) => {
+        writes[`record${i}`] = remove(keyOf(record));
+        const mark = (lookup(trashedItemKey(record)) as { trash?: { token?: string; purging?: boolean } } | undefined)?.trash;
+        if (!mark || mark.token !== record.token || mark.purging) return;
+        writes[`purging${i}`] = markAsPurging(trashedItemKey(record), record.token);
+        const id = record.id;
+        writes[`task${i}`] = newTask(
+          record.kind === 'folder'
+            ? { kind: 'purge-subtree', repositoryId, folderId: id }
+            : { kind: 'purge-document', repositoryId, documentId: id },
+        );
+      });
+      return { writes, next: { phase: 'trash' } };
+    }
+    default: {
+      const { items, lastKey } = await queryPage({
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': feedPartition(repositoryId) },
+        Limit: 100,
+      });
+      await deleteItems(items.map(keyOf));
+      return { next: lastKey === undefined ? 'done' : { phase: 'feed' } };
+    }
+  }
+};
