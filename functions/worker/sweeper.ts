@@ -22,6 +22,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { logger } from '#core/logger';
+import { recordMetric } from '#core/metrics';
 import { db, tableName } from '#core/store/client';
 import { FEED_PENDING_PREFIX } from '#core/store/keys';
 import { sweepIndex } from '#core/store/tasks';
@@ -98,6 +99,7 @@ export async function sweep(options: SweepOptions = {}): Promise<SweepReport> {
           report.tasks++;
         } catch (error) {
           report.failed++;
+          recordMetric('tasksFailed');
           logger.error('sweep: task failed', { error: error as Error, taskId });
         }
       }

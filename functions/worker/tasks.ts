@@ -10,6 +10,7 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { now } from '#core/ids';
+import { recordMetric } from '#core/metrics';
 import { ConditionFailed, db, remove, type TransactItem, tableName, transactWrite, update } from '#core/store/client';
 import { taskKey } from '#core/store/keys';
 import { sweepIndex, type Task, type TaskKind } from '#core/store/tasks';
@@ -40,10 +41,14 @@ export async function runTask(taskId: string, steps: TaskSteps): Promise<void> {
     try {
       await transactWrite({ ...result.writes, task: result.next === 'done' ? finish(task) : advance(task, result.next) });
       failures = 0;
-      if (result.next === 'done') return;
+      if (result.next === 'done') {
+        recordMetric('tasksCompleted');
+        return;
+      }
     } catch (error) {
       // Another worker moved the task on, or what the step read changed: read again.
       if (!(error instanceof ConditionFailed) || ++failures >= STEP_ATTEMPTS) throw error;
+      recordMetric('tasksRetried');
     }
   }
 }

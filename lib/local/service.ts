@@ -7,6 +7,7 @@ import { mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setMetricsSink } from '#core/metrics';
 import { dynamodb as handlersDynamoDbClient } from '#core/store/client';
 import { referenceAssetFiles } from '#functions/routes';
 import { defaultTableName } from '#lib/table';
@@ -38,6 +39,8 @@ export interface LocalServiceOptions {
   onAnswer?: GatewayOptions['onAnswer'];
   /** Print each change event the worker publishes (EventBridge's part on AWS); default false. */
   printEvents?: boolean;
+  /** Print the embedded-metric lines each invocation emits (CloudWatch's part on AWS), through `log`; default false. */
+  printMetrics?: boolean;
   /**
    * Where tokens come from: the environment's JWT_ISSUER and JWT_AUDIENCE (`npm start`), or
    * the local issuer whatever the environment says (the default: tests never inherit a shell's issuer).
@@ -138,6 +141,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     enforcePermissions(handlersDynamoDbClient());
     const loadHandler = moduleHandlerLoader();
     const log = opts.log ?? stdoutLines();
+    // What the functions' metrics would be on AWS: dropped, or one `metrics {EMF}` line each.
+    setMetricsSink(opts.printMetrics ? (line) => log(`metrics ${JSON.stringify(line)}`) : () => {});
+    cleanups.push(async () => setMetricsSink(undefined));
     const worker = await startLocalWorker({
       endpoint,
       tableName,

@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { unavailable } from '../errors';
+import { traceClient } from '../tracing';
 import type { Key } from './keys';
 import { recordRequest } from './metrics';
 
@@ -32,19 +33,22 @@ let client: DynamoDBDocumentClient | undefined;
  */
 export function dynamodb(): DynamoDBClient {
   if (base) return base;
-  base = new DynamoDBClient({
-    endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
-    // DynamoDB answers in milliseconds (a contended transaction in well under a second): an
-    // attempt that takes 3 s will not answer. Three attempts of at most 1 s to connect and 3 s
-    // to answer, with the SDK's backoff, give up in about 10 s, so a handler answers 503 itself
-    // well inside its 20 s timeout (lib/function-settings.ts) and API Gateway's 30 s, instead
-    // of being cut off (which API Gateway reports as a bare 500).
-    maxAttempts: 3,
-    // Without throwOnRequestTimeout this SDK only logs a warning when requestTimeout passes, and
-    // the request waits on: a database that accepts connections and never answers hung requests
-    // until API Gateway gave up (test/e2e/faults.test.ts).
-    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
-  });
+  // With tracing on, every request is a subsegment of the trace (../tracing.ts).
+  base = traceClient(
+    new DynamoDBClient({
+      endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+      // DynamoDB answers in milliseconds (a contended transaction in well under a second): an
+      // attempt that takes 3 s will not answer. Three attempts of at most 1 s to connect and 3 s
+      // to answer, with the SDK's backoff, give up in about 10 s, so a handler answers 503 itself
+      // well inside its 20 s timeout (lib/function-settings.ts) and API Gateway's 30 s, instead
+      // of being cut off (which API Gateway reports as a bare 500).
+      maxAttempts: 3,
+      // Without throwOnRequestTimeout this SDK only logs a warning when requestTimeout passes, and
+      // the request waits on: a database that accepts connections and never answers hung requests
+      // until API Gateway gave up (test/e2e/faults.test.ts).
+      requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
+    }),
+  );
   // At `initialize`, outside the SDK's retries: one record per request made.
   base.middlewareStack.add(
     (next, context) => async (args) => {
