@@ -21,6 +21,7 @@ const FAST = [
   'test/contract/schemas.test.ts',
   'test/contract/contract-check.test.ts',
   'test/infra/stack.test.ts',
+  'test/infra/monitoring.test.ts',
 ];
 
 /**
