@@ -17,11 +17,8 @@ export function observedInvocation<T>(context: Pick<Context, 'awsRequestId'> | u
   return withMetrics(undefined, { correlation_id }, () => traced({ correlation_id }, work)).finally(() => logger.resetKeys());
 }
 
-const created: Partial<Record<Change['kind'], ServiceMetric>> = {
-  repository: 'repositoriesCreated',
-  folder: 'foldersCreated',
-  document: 'documentsCreated',
-};
+/** A repository's creation is in no feed: its route counts it (core/http/observability.ts, `routeEvents`). */
+const created: Partial<Record<Change['kind'], ServiceMetric>> = { folder: 'foldersCreated', document: 'documentsCreated' };
 
 /** The business events of numbered changes, and how long each took from its write to here (the feed's lag). */
 export function countChanges(changes: readonly Change[], now = Date.now()): void {

@@ -132,6 +132,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     process.env.PAGING_TOKEN_SECRET ||= (
       await readOrCreateOnce(join(opts.dataDir, 'paging-secret'), () => `${randomBytes(32).toString('base64url')}\n`)
     ).trim();
+    // The namespace the stack gives the functions' metrics (the stack name, lib/stack/config.ts).
+    process.env.POWERTOOLS_METRICS_NAMESPACE ||= 'DocumentsService';
     // Handlers log JSON through Powertools; locally the access line is the one line per request.
     process.env.LOG_LEVEL ||= 'WARN';
     // On AWS a route's `files` sit beside its bundle; here they are read where they are.

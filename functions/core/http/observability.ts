@@ -11,7 +11,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer as Event, APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
 import { logger } from '../logger';
-import { recordMetric, withMetrics } from '../metrics';
+import { recordMetric, type ServiceMetric, withMetrics } from '../metrics';
 import { traced } from '../tracing';
 
 export interface Correlation {
@@ -37,6 +37,13 @@ export const correlationKeys = (): MiddlewareObj<Event, Result> => ({
   },
 });
 
+/**
+ * Business events a route's success is (by route key). Only what the change feed cannot count:
+ * a repository's creation is in no feed (its feed starts empty); folders, documents, trash and
+ * purges are counted by the worker from the numbered changes (functions/worker/observability.ts).
+ */
+export const routeEvents: Readonly<Record<string, ServiceMetric>> = { 'POST /': 'repositoriesCreated' };
+
 const statusMetric = (status: number) => (status >= 500 ? 'answered5xx' : status >= 400 ? 'answered4xx' : 'answered2xx');
 
 /** Runs the whole invocation (`answer`) measured and, with tracing on, traced. */
@@ -47,7 +54,10 @@ export function observed(event: Event, answer: () => Promise<Result>): Promise<R
       const started = performance.now();
       try {
         const result = await answer();
-        recordMetric(statusMetric(result.statusCode ?? 200));
+        const status = result.statusCode ?? 200;
+        recordMetric(statusMetric(status));
+        const event = correlation.route && routeEvents[correlation.route];
+        if (event && status >= 200 && status < 300) recordMetric(event);
         return result;
       } catch (error) {
         recordMetric('answered5xx'); // Lambda reports it as an error; API Gateway answers 500
