@@ -274,7 +274,7 @@ export class Monitoring extends Construct {
     if (uploads.finaliser) this.functionAlarm({ name: 'UploadFinaliser', fn: uploads.finaliser });
     this.notify(
       new Alarm(this, 'BucketClientErrorsAlarm', {
-        alarmDescription: `More than ${alarmThresholds.bucketClientErrorPercent}% of the bucket's requests were refused (4xx) in 15 minutes: presigned URLs that do not work (signature, expiry, clock, CORS). ${RUNBOOK}: "S3 4xx and 5xx".`,
+        alarmDescription: `More than ${alarmThresholds.bucketClientErrorPercent}% of the bucket's requests were refused (4xx) in 15 minutes: presigned URLs that do not work (signature, expiry, clock, CORS). ${RUNBOOK}: "S3 4xx and 5xx, uploads failing".`,
         metric: new MathExpression({
           expression: `IF(requests >= ${alarmThresholds.apiMinimumRequests}, 100 * FILL(errors, 0) / requests, 0)`,
           usingMetrics: {
@@ -291,7 +291,7 @@ export class Monitoring extends Construct {
     );
     this.notify(
       new Alarm(this, 'BucketServerErrorsAlarm', {
-        alarmDescription: `S3 answered ${alarmThresholds.bucketServerErrors} or more of the bucket's requests with 5xx in 15 minutes: uploads and downloads fail on AWS's side. ${RUNBOOK}: "S3 4xx and 5xx".`,
+        alarmDescription: `S3 answered ${alarmThresholds.bucketServerErrors} or more of the bucket's requests with 5xx in 15 minutes: uploads and downloads fail on AWS's side. ${RUNBOOK}: "S3 4xx and 5xx, uploads failing".`,
         metric: this.bucketMetric(uploads, '5xxErrors', period),
         threshold: alarmThresholds.bucketServerErrors,
         evaluationPeriods: 1,
@@ -301,7 +301,7 @@ export class Monitoring extends Construct {
     );
     this.notify(
       new Alarm(this, 'UploadsFailedAlarm', {
-        alarmDescription: `The upload finalising step failed ${alarmThresholds.uploadsFailed} or more uploads in 15 minutes: uploaded bytes are not becoming documents. ${RUNBOOK}: "Uploads failing".`,
+        alarmDescription: `The upload finalising step failed ${alarmThresholds.uploadsFailed} or more uploads in 15 minutes: uploaded bytes are not becoming documents. ${RUNBOOK}: "S3 4xx and 5xx, uploads failing".`,
         metric: this.own('uploadsFailed', { period }),
         threshold: alarmThresholds.uploadsFailed,
         evaluationPeriods: 1,

@@ -5,12 +5,15 @@
  * every function, log retention, and the uploads' alarms once the files feature passes its
  * bucket. Synthesizing runs cdk-nag: an unacknowledged finding throws. Bundling is skipped.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_NAME, serviceMetrics } from '#core/metrics';
 import { fallbackRoute, routes } from '#functions/routes';
+import { projectRoot } from '#lib/bundling';
 import { buildApp, projectContext } from '#lib/stack/app';
 import { alarmThresholds, type Monitoring, watchedTableOperations } from '#lib/stack/monitoring';
 
@@ -83,6 +86,19 @@ describe('the alarm topic', () => {
 });
 
 describe('the alarms', () => {
+  it('each name a section of docs/operations.md that says what to do', () => {
+    const headings = readFileSync(join(projectRoot, 'docs', 'operations.md'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('#'));
+    for (const [id, { Properties }] of Object.entries(alarms(traced))) {
+      const section = /docs\/operations\.md: \\"([^"\\]+)\\"/.exec(JSON.stringify(Properties.AlarmDescription))![1]!;
+      expect(
+        headings.some((heading) => heading.includes(section)),
+        `${id}: "${section}"`,
+      ).toBe(true);
+    }
+  });
+
   it('count: the API, one per function (routes, fallback, worker), the table twice, the worker three', () => {
     // No S3 alarm: the stack has no bucket until the files feature passes one (see below).
     expect(Object.keys(alarms(traced))).toHaveLength(1 + routes.length + 2 + 2 + 3);
