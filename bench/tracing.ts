@@ -6,7 +6,7 @@
  * WARM_CALLS after WARMUP) through the whole stack: middy, metrics (one EMF line), the trace,
  * and one BatchGetItem to a stub DynamoDB that answers "nothing there" (a 404).
  *
- * Both variants run with Lambda's environment (AWS_EXECUTION_ENV, a sampled `_X_AMZN_TRACE_ID`),
+ * Both variants run with Lambda's environment (AWS_EXECUTION_ENV, LAMBDA_TASK_ROOT, a sampled `_X_AMZN_TRACE_ID`),
  * so with tracing on the X-Ray SDK builds and sends its segments (over UDP to 127.0.0.1:2000,
  * where nothing listens: what the daemon's socket costs on Lambda). Prints one Markdown table.
  */
@@ -74,6 +74,9 @@ async function runOnce(file: string, tracing: boolean, dynamodb: string) {
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    // The X-Ray SDK's Lambda mode (a facade segment from _X_AMZN_TRACE_ID) needs it; without it
+    // there is no segment, and tracing would cost only the SDK's load.
+    LAMBDA_TASK_ROOT: '/var/task',
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
     _HANDLER: 'index.handler',

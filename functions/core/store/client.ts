@@ -33,22 +33,21 @@ let client: DynamoDBDocumentClient | undefined;
  */
 export function dynamodb(): DynamoDBClient {
   if (base) return base;
-  // With tracing on, every request is a subsegment of the trace (../tracing.ts).
-  base = traceClient(
-    new DynamoDBClient({
-      endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
-      // DynamoDB answers in milliseconds (a contended transaction in well under a second): an
-      // attempt that takes 3 s will not answer. Three attempts of at most 1 s to connect and 3 s
-      // to answer, with the SDK's backoff, give up in about 10 s, so a handler answers 503 itself
-      // well inside its 20 s timeout (lib/function-settings.ts) and API Gateway's 30 s, instead
-      // of being cut off (which API Gateway reports as a bare 500).
-      maxAttempts: 3,
-      // Without throwOnRequestTimeout this SDK only logs a warning when requestTimeout passes, and
-      // the request waits on: a database that accepts connections and never answers hung requests
-      // until API Gateway gave up (test/e2e/faults.test.ts).
-      requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
-    }),
-  );
+  base = new DynamoDBClient({
+    endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+    // DynamoDB answers in milliseconds (a contended transaction in well under a second): an
+    // attempt that takes 3 s will not answer. Three attempts of at most 1 s to connect and 3 s
+    // to answer, with the SDK's backoff, give up in about 10 s, so a handler answers 503 itself
+    // well inside its 20 s timeout (lib/function-settings.ts) and API Gateway's 30 s, instead
+    // of being cut off (which API Gateway reports as a bare 500).
+    maxAttempts: 3,
+    // Without throwOnRequestTimeout this SDK only logs a warning when requestTimeout passes, and
+    // the request waits on: a database that accepts connections and never answers hung requests
+    // until API Gateway gave up (test/e2e/faults.test.ts).
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
+  });
+  // With tracing on, each request is a subsegment of the trace (../tracing.ts).
+  traceClient(base);
   // At `initialize`, outside the SDK's retries: one record per request made.
   base.middlewareStack.add(
     (next, context) => async (args) => {
