@@ -22,6 +22,7 @@ const FAST = [
   'test/contract/contract-check.test.ts',
   'test/infra/stack.test.ts',
   'test/infra/file-bucket.test.ts',
+  'test/infra/monitoring.test.ts',
 ];
 
 /**

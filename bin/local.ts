@@ -31,6 +31,7 @@ try {
     tableName,
     issuer: 'environment',
     printEvents: process.env.PRINT_EVENTS === 'true',
+    printMetrics: process.env.PRINT_METRICS === 'true',
   });
   const external = Boolean(process.env.JWT_ISSUER && process.env.JWT_AUDIENCE);
   console.log(`Documents service listening on ${service.url}`);

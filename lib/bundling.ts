@@ -56,10 +56,31 @@ export const functionBundling = {
   } as Readonly<Record<string, string | readonly string[]>>,
 } as const;
 
+/** Whether the function is deployed with X-Ray tracing (the stack's `tracing` setting). */
+export interface TracingOption {
+  readonly tracing?: boolean;
+}
+
+/**
+ * Without tracing, Powertools Tracer (and the X-Ray SDK under it, ~125 KB) is replaced by a stub
+ * that is never loaded (functions/core/tracing.ts imports it only when tracing is on), so a
+ * function without tracing is the bundle it was before tracing existed.
+ */
+export const tracerStubAlias = '@aws-lambda-powertools/tracer=./functions/core/no-tracer.ts';
+
+/** `functionBundling.esbuildArgs` for a function with or without tracing. */
+export function esbuildArgsFor({ tracing = false }: TracingOption = {}): Record<string, string | string[]> {
+  const args = Object.fromEntries(
+    Object.entries(functionBundling.esbuildArgs).map(([flag, value]) => [flag, typeof value === 'string' ? [value] : [...value]]),
+  );
+  if (!tracing) args['--alias'] = [...(args['--alias'] ?? []), tracerStubAlias];
+  return args;
+}
+
 /** `esbuildArgs` as esbuild's API options: so far only `--alias` (`from=to`, one or several). */
-function extraOptions(): Pick<BuildOptions, 'alias'> {
+function extraOptions(tracing: TracingOption): Pick<BuildOptions, 'alias'> {
   const options: Pick<BuildOptions, 'alias'> = {};
-  for (const [flag, value] of Object.entries(functionBundling.esbuildArgs)) {
+  for (const [flag, value] of Object.entries(esbuildArgsFor(tracing))) {
     if (flag !== '--alias') throw new Error(`lib/bundling.ts: translate ${flag} in esbuildOptions() before using it`);
     for (const alias of typeof value === 'string' ? [value] : value) {
       const [from, to] = alias.split('=') as [string, string];
@@ -70,7 +91,7 @@ function extraOptions(): Pick<BuildOptions, 'alias'> {
 }
 
 /** The esbuild options NodejsFunction derives from `functionBundling`, for bundling outside CDK. */
-export function esbuildOptions(entry: string, outfile: string): BuildOptions {
+export function esbuildOptions(entry: string, outfile: string, tracing: TracingOption = {}): BuildOptions {
   return {
     entryPoints: [entry],
     outfile,
@@ -83,7 +104,7 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
     mainFields: [...functionBundling.mainFields],
     external: [...functionBundling.externalModules],
     banner: { js: functionBundling.banner },
-    ...extraOptions(),
+    ...extraOptions(tracing),
     // NodejsFunction runs esbuild from the project root; relative paths in flags resolve there.
     absWorkingDir: projectRoot,
     tsconfig: join(projectRoot, 'tsconfig.json'),
@@ -91,9 +112,9 @@ export function esbuildOptions(entry: string, outfile: string): BuildOptions {
   };
 }
 
-/** Bundles one handler as the stack does; returns the output file (`index.mjs`, as on Lambda). */
-export async function bundleHandler(handler: string, outdir: string): Promise<string> {
+/** Bundles one handler as the stack does (by default without tracing); returns the output file (`index.mjs`, as on Lambda). */
+export async function bundleHandler(handler: string, outdir: string, tracing: TracingOption = {}): Promise<string> {
   const outfile = join(outdir, 'index.mjs');
-  await build(esbuildOptions(handlerEntry(handler), outfile));
+  await build(esbuildOptions(handlerEntry(handler), outfile, tracing));
   return outfile;
 }

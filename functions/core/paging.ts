@@ -13,6 +13,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { invalidField, unavailable } from './errors';
 import { logger } from './logger';
+import { traceClient } from './tracing';
 
 interface TokenPayload {
   /** The list: e.g. `documents:<folderId>`. */
@@ -32,7 +33,7 @@ let client: SecretsManagerClient | undefined;
 
 async function fetchKey(secretId: string): Promise<string> {
   // Region and credentials from the function's environment; the SDK's own retries.
-  client ??= new SecretsManagerClient({});
+  client ??= traceClient(new SecretsManagerClient({}));
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
   if (!SecretString) throw new Error(`The secret ${secretId} has no string value`);
   return SecretString;

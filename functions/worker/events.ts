@@ -7,6 +7,7 @@
  */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { Change } from '#core/resources';
+import { traceClient } from '#core/tracing';
 
 export const EVENT_SOURCE = 'documents.service';
 
@@ -53,7 +54,7 @@ let client: EventBridgeClient | undefined;
 function eventBridgeSink(): EventSink {
   const busName = process.env.EVENT_BUS_NAME;
   if (!busName) throw new Error('EVENT_BUS_NAME is not set');
-  client ??= new EventBridgeClient({});
+  client ??= traceClient(new EventBridgeClient({}));
   return async (events) => {
     for (let i = 0; i < events.length; i += 10) {
       const entries = events.slice(i, i + 10).map((event) => ({ ...event, EventBusName: busName }));

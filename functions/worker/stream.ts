@@ -14,15 +14,17 @@
  * everything here is safe to do twice.
  */
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttributeValue, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { AttributeValue, Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { PendingChange } from '#core/items/change';
 import { idOfPartition, isDocumentKey, isPendingChangeKey, isSequencedChangeKey, isTaskKey, isTrashKey, type Key } from '#core/items/keys';
 import type { StoredTrashItem } from '#core/items/trash';
 import { logger } from '#core/logger';
+import { recordMetric } from '#core/metrics';
 import type { Change } from '#core/resources';
 import { type NumberedChange, publishChanges } from './events';
 import { pruneRevisions, purgeExpired } from './housekeeping';
 import { sequenceChanges } from './number-changes';
+import { countChanges, observedInvocation } from './observability';
 import { taskSteps } from './task-steps';
 import { runTask } from './tasks';
 
@@ -53,8 +55,12 @@ async function handleRun(kind: Kind, records: readonly DynamoDBRecord[]): Promis
         repositoryId,
         records.map((record): PendingChange => ({ key: keysOf(record), change: image(record.dynamodb?.NewImage) as unknown as Change })),
       );
-    case 'numbered':
-      return publishChanges(records.map((record) => image(record.dynamodb?.NewImage) as unknown as NumberedChange));
+    case 'numbered': {
+      const changes = records.map((record) => image(record.dynamodb?.NewImage) as unknown as NumberedChange);
+      await publishChanges(changes);
+      countChanges(changes);
+      return;
+    }
     case 'task':
       // One run per nudge is enough: each reads the task's progress afresh.
       return runTask(image(records.at(-1)!.dynamodb?.NewImage).id as string, taskSteps);
@@ -70,7 +76,10 @@ async function handleRun(kind: Kind, records: readonly DynamoDBRecord[]): Promis
   }
 }
 
-export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> => {
+export const handler = (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> =>
+  observedInvocation(context, () => handleBatch(event));
+
+async function handleBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
   // Runs of consecutive records with the same partition key and kind, grouped by key.
   const byKey = new Map<string, { kind: Kind; records: DynamoDBRecord[] }[]>();
   for (const record of event.Records) {
@@ -90,6 +99,7 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
           await handleRun(run.kind, run.records);
         } catch (error) {
           logger.error('stream records failed', { error: error as Error, kind: run.kind, key: keysOf(run.records[0]!) });
+          if (run.kind === 'task') recordMetric('tasksFailed');
           failed.push(run.records[0]!); // later records of this key wait for the retry
           return;
         }
@@ -99,4 +109,4 @@ export const handler = async (event: DynamoDBStreamEvent): Promise<DynamoDBBatch
   const sequence = (record: DynamoDBRecord) => BigInt(record.dynamodb?.SequenceNumber ?? '0');
   const first = failed.sort((a, b) => (sequence(a) < sequence(b) ? -1 : 1))[0];
   return { batchItemFailures: first ? [{ itemIdentifier: first.dynamodb!.SequenceNumber! }] : [] };
-};
+}

@@ -7,10 +7,15 @@
  * whatever their age (docs/operations.md: after an outage). The schedule's event has no such
  * field: the grace is then `sweeping.graceSeconds`.
  */
+import type { Context } from 'aws-lambda';
 import { logger } from '#core/logger';
+import { observedInvocation } from './observability';
 import { type SweepReport, sweep } from './sweeper';
 
-export const handler = async (event: { graceSeconds?: unknown } | undefined): Promise<SweepReport> => {
+export const handler = (event: { graceSeconds?: unknown } | undefined, context?: Context): Promise<SweepReport> =>
+  observedInvocation(context, () => sweepOnce(event));
+
+async function sweepOnce(event: { graceSeconds?: unknown } | undefined): Promise<SweepReport> {
   const grace = event?.graceSeconds;
   const report = await sweep(typeof grace === 'number' && Number.isFinite(grace) && grace >= 0 ? { graceSeconds: grace } : {});
   const found = report.tasks + report.changes + report.failed + report.left > 0;
@@ -18,4 +23,4 @@ export const handler = async (event: { graceSeconds?: unknown } | undefined): Pr
   if (found) logger.warn('sweep: took over background work the stream did not finish', { ...report });
   if (report.failed > 0) throw new Error(`sweep: ${report.failed} task(s) or feed(s) failed; the next sweep tries them again`);
   return report;
-};
+}

@@ -25,6 +25,7 @@ import { db, tableName } from '#core/db/client';
 import { FEED_PENDING_PREFIX } from '#core/items/keys';
 import { sweepIndex } from '#core/items/task';
 import { logger } from '#core/logger';
+import { recordMetric } from '#core/metrics';
 import { sweeping } from './delivery';
 import { sweepFeed } from './number-changes';
 import { taskSteps } from './task-steps';
@@ -98,6 +99,7 @@ export async function sweep(options: SweepOptions = {}): Promise<SweepReport> {
           report.tasks++;
         } catch (error) {
           report.failed++;
+          recordMetric('tasksFailed');
           logger.error('sweep: task failed', { error: error as Error, taskId });
         }
       }

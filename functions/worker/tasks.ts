@@ -10,6 +10,7 @@
  */
 import { ConditionFailed, transactWrite } from '#core/db/client';
 import { advanceTask, finishTask, readTask, type TaskStep, type TaskSteps } from '#core/items/task';
+import { recordMetric } from '#core/metrics';
 
 /** How long one invocation works on one task before leaving the rest to the next nudge. */
 const BUDGET_MS = 10_000;
@@ -27,10 +28,14 @@ export async function runTask(taskId: string, steps: TaskSteps): Promise<void> {
     try {
       await transactWrite({ ...result.writes, task: result.next === 'done' ? finishTask(task) : advanceTask(task, result.next) });
       failures = 0;
-      if (result.next === 'done') return;
+      if (result.next === 'done') {
+        recordMetric('tasksCompleted');
+        return;
+      }
     } catch (error) {
       // Another worker moved the task on, or what the step read changed: read again.
       if (!(error instanceof ConditionFailed) || ++failures >= STEP_ATTEMPTS) throw error;
+      recordMetric('tasksRetried');
     }
   }
 }

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { s3 as handlersS3Client } from '#core/bucket';
 import { dynamodb as handlersDynamoDbClient } from '#core/db/client';
+import { setMetricsSink } from '#core/metrics';
 import { referenceAssetFiles } from '#functions/routes';
 import { defaultTableName } from '#lib/table';
 import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-local';
@@ -43,6 +44,8 @@ export interface LocalServiceOptions {
   onAnswer?: GatewayOptions['onAnswer'];
   /** Print each change event the worker publishes (EventBridge's part on AWS); default false. */
   printEvents?: boolean;
+  /** Print the embedded-metric lines each invocation emits (CloudWatch's part on AWS), through `log`; default false. */
+  printMetrics?: boolean;
   /**
    * Where tokens come from: the environment's JWT_ISSUER and JWT_AUDIENCE (`npm start`), or
    * the local issuer whatever the environment says (the default: tests never inherit a shell's issuer).
@@ -157,6 +160,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     process.env.PAGING_TOKEN_SECRET ||= (
       await readOrCreateOnce(join(opts.dataDir, 'paging-secret'), () => `${randomBytes(32).toString('base64url')}\n`)
     ).trim();
+    // The namespace the stack gives the functions' metrics (the stack name, lib/stack/config.ts).
+    process.env.POWERTOOLS_METRICS_NAMESPACE ||= 'DocumentsService';
     // Handlers log JSON through Powertools; locally the access line is the one line per request.
     process.env.LOG_LEVEL ||= 'WARN';
     // On AWS a route's `files` sit beside its bundle; here they are read where they are.
@@ -167,6 +172,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     signAsServedFunction(handlersS3Client(), s3.credentialsOf);
     const loadHandler = moduleHandlerLoader();
     const log = opts.log ?? stdoutLines();
+    // What the functions' metrics would be on AWS: dropped, or one `metrics {EMF}` line each.
+    setMetricsSink(opts.printMetrics ? (line) => log(`metrics ${JSON.stringify(line)}`) : () => {});
+    cleanups.push(async () => setMetricsSink(undefined));
     const worker = await startLocalWorker({
       endpoint,
       tableName,

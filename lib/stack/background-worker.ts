@@ -32,7 +32,7 @@ import { sweeperFunction, workerFunction } from '#functions/routes';
 import { reservedConcurrency, streamDelivery, sweeping } from '#functions/worker/delivery';
 import { streamFilters } from '#functions/worker/filters';
 import { tableDefinition } from '#lib/table';
-import { RouteFunction } from './route-function';
+import { type Observability, RouteFunction } from './route-function';
 
 /** A task step works for at most 10 s of a record; a batch runs its partition keys side by side. */
 const WORKER_TIMEOUT_SECONDS = 120;
@@ -53,7 +53,11 @@ export class BackgroundWorker extends Construct {
   readonly worker: IFunction;
   readonly sweeper: IFunction;
 
-  constructor(scope: Construct, id: string, props: { table: Table; logRetention: RetentionDays; removalPolicy: RemovalPolicy }) {
+  constructor(
+    scope: Construct,
+    id: string,
+    props: { table: Table; logRetention: RetentionDays; removalPolicy: RemovalPolicy; observability: Observability },
+  ) {
     super(scope, id);
     const { table } = props;
     this.eventBus = new EventBus(this, 'Events', { description: 'Changes to repositories of the documents service (docs/api.md: Events)' });
@@ -85,6 +89,7 @@ export class BackgroundWorker extends Construct {
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       timeoutSeconds: WORKER_TIMEOUT_SECONDS,
+      observability: props.observability,
       environment: { LOG_LEVEL: 'INFO', EVENT_BUS_NAME: this.eventBus.eventBusName },
     });
     const worker = workerConstruct.function;
@@ -139,6 +144,7 @@ export class BackgroundWorker extends Construct {
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       timeoutSeconds: SWEEPER_TIMEOUT_SECONDS,
+      observability: props.observability,
       environment: { LOG_LEVEL: 'INFO' },
     });
     const sweeper = sweeperConstruct.function;

@@ -24,12 +24,18 @@ export interface DeploymentConfig {
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   /** Days to keep function and access logs (`logRetentionDays`). */
   readonly logRetentionDays: number;
+  /** The CloudWatch namespace of the service's own metrics (`metricsNamespace`); unset: the stack name. */
+  readonly metricsNamespace: string;
+  /** X-Ray tracing of every function (`tracing`); unset: off. */
+  readonly tracing: boolean;
+  /** Who the alarms notify: an email address subscribed to the alarm topic (`alarmEmail`); unset: nobody yet. */
+  readonly alarmEmail?: string;
 }
 
 /** The settings an environment entry must give. */
 const REQUIRED = ['stackName', 'corsOrigins', 'throttleRate', 'throttleBurst', 'logRetentionDays', 'destroyable'] as const;
 /** The settings it may give. */
-const OPTIONAL = ['jwtIssuer', 'jwtAudience', 'account', 'region'] as const;
+const OPTIONAL = ['jwtIssuer', 'jwtAudience', 'account', 'region', 'metricsNamespace', 'tracing', 'alarmEmail'] as const;
 /** Settings that used to be separate `-c` flags: now only in an environment entry. */
 const MOVED = ['jwtIssuer', 'jwtAudience', 'corsOrigins', 'throttleRate', 'throttleBurst', 'logRetentionDays', 'destroyable', 'stackName'];
 
@@ -118,6 +124,20 @@ function parseEnvironment(name: string, entry: unknown): DeploymentConfig {
     fail('region', 'an AWS region like "eu-west-1"');
   }
 
+  // CloudWatch namespaces: letters, digits and . - _ / # : (no leading colon), at most 255.
+  const metricsNamespace = entry.metricsNamespace ?? stackName;
+  if (
+    typeof metricsNamespace !== 'string' ||
+    !/^[A-Za-z0-9.\-_/#][A-Za-z0-9.\-_/#:]{0,254}$/.test(metricsNamespace) ||
+    metricsNamespace.startsWith('AWS/')
+  ) {
+    fail('metricsNamespace', 'a CloudWatch namespace of your own (letters, digits, . - _ / # :, not AWS/…)');
+  }
+  if (entry.tracing !== undefined && typeof entry.tracing !== 'boolean') fail('tracing', 'true or false');
+  if (entry.alarmEmail !== undefined && (typeof entry.alarmEmail !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(entry.alarmEmail))) {
+    fail('alarmEmail', 'an email address');
+  }
+
   return {
     environment: name,
     stackName: stackName as string,
@@ -128,6 +148,9 @@ function parseEnvironment(name: string, entry: unknown): DeploymentConfig {
     destroyable: entry.destroyable as boolean,
     throttle: { rateLimit: positiveInteger('throttleRate'), burstLimit: positiveInteger('throttleBurst') },
     logRetentionDays,
+    metricsNamespace: metricsNamespace as string,
+    tracing: entry.tracing === true,
+    ...(entry.alarmEmail !== undefined ? { alarmEmail: entry.alarmEmail as string } : {}),
   };
 }
 

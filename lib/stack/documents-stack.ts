@@ -18,6 +18,7 @@ import { ApiAuth } from './auth';
 import { BackgroundWorker } from './background-worker';
 import { type DeploymentConfig, retentionDays } from './config';
 import { FileBucket } from './file-bucket';
+import { Monitoring, type WatchedFunction } from './monitoring';
 import { RouteFunction } from './route-function';
 
 export interface DocumentsStackProps extends StackProps {
@@ -66,7 +67,9 @@ export class DocumentsStack extends Stack {
       logRetentionDays: config.logRetentionDays,
     });
 
-    const functionFor = (route: RouteFunctionRoute) => {
+    const observability = { metricsNamespace: config.metricsNamespace, tracing: config.tracing };
+    const watched: WatchedFunction[] = [];
+    const functionFor = (route: RouteFunctionRoute, routeKey?: string) => {
       // Only the routes that page (declared in the route table) may read the key.
       const pages = 'pages' in route && route.pages === true;
       const fn = new RouteFunction(this, route.name, {
@@ -76,8 +79,10 @@ export class DocumentsStack extends Stack {
         logRetention,
         removalPolicy,
         environment: { LOG_LEVEL: 'INFO', ...(pages ? { PAGING_TOKEN_SECRET_ARN: pagingSecret.secretArn } : {}) },
+        observability,
       }).function;
       if (pages) pagingSecret.grantRead(fn);
+      watched.push({ name: route.name, ...(routeKey ? { routeKey } : {}), fn });
       return fn;
     };
 
@@ -139,12 +144,23 @@ export class DocumentsStack extends Stack {
       api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(route)),
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(route, `${route.method} ${route.path}`)),
         ...(route.public ? {} : { authorizer: auth.authorizer }),
       });
     }
 
-    const worker = new BackgroundWorker(this, 'Worker', { table, logRetention, removalPolicy });
+    const worker = new BackgroundWorker(this, 'Worker', { table, logRetention, removalPolicy, observability });
+
+    // Alarms to the configured subscriber, and the dashboard (docs/operations.md). The files
+    // feature passes its bucket as `uploads` to get the S3 and upload alarms.
+    new Monitoring(this, 'Monitoring', {
+      metricsNamespace: config.metricsNamespace,
+      ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+      api,
+      table,
+      functions: [...watched, { name: 'Worker', fn: worker.worker }],
+      worker,
+    });
 
     new CfnOutput(this, 'EventBusName', { value: worker.eventBus.eventBusName, description: 'Where changes are published' });
     new CfnOutput(this, 'FailedRecordsQueueUrl', {

@@ -9,14 +9,14 @@ import { join } from 'node:path';
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { type DynamoDbAction, dynamodbActionsOf, type HttpMethod, type S3Action, s3ActionsOf } from '#functions/routes';
 import { bucketDefinition } from '#lib/bucket';
-import { functionBundling, handlerEntry, projectRoot } from '#lib/bundling';
+import { esbuildArgsFor, functionBundling, handlerEntry, projectRoot } from '#lib/bundling';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
 
 export interface RouteFunctionProps {
@@ -39,6 +39,13 @@ export interface RouteFunctionProps {
   readonly removalPolicy: RemovalPolicy;
   /** Overrides lib/function-settings.ts (the background worker's longer runs). */
   readonly timeoutSeconds?: number;
+  /** The namespace of the service's metrics, and X-Ray tracing on or off (functions/core/metrics.ts, tracing.ts). */
+  readonly observability: Observability;
+}
+
+export interface Observability {
+  readonly metricsNamespace: string;
+  readonly tracing: boolean;
 }
 
 export class RouteFunction extends Construct {
@@ -96,6 +103,13 @@ export class RouteFunction extends Construct {
         'The runtime is fixed at nodejs22.x by the project design (bundles target node20 and are tested on it); moving to a newer runtime is a deliberate, tested change, not a default.',
     });
 
+    if (props.observability.tracing) {
+      Validations.of(this).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason: 'Active tracing grants xray:PutTraceSegments and xray:PutTelemetryRecords, which IAM cannot scope to a resource.',
+      });
+    }
+
     const files = route.files ?? [];
     this.function = new NodejsFunction(this, 'Function', {
       entry: handlerEntry(route.handler),
@@ -112,7 +126,10 @@ export class RouteFunction extends Construct {
         ...props.environment,
         ...(usesTable ? { TABLE_NAME: table.tableName } : {}),
         ...(s3Actions.length > 0 && bucket ? { BUCKET_NAME: bucket.bucketName } : {}),
+        POWERTOOLS_METRICS_NAMESPACE: props.observability.metricsNamespace,
+        ...(props.observability.tracing ? { POWERTOOLS_TRACE_ENABLED: 'true' } : {}),
       },
+      ...(props.observability.tracing ? { tracing: Tracing.ACTIVE } : {}),
       bundling: {
         format: OutputFormat.ESM,
         target: functionBundling.target,
@@ -122,10 +139,9 @@ export class RouteFunction extends Construct {
         bundleAwsSDK: true,
         externalModules: [...functionBundling.externalModules],
         banner: functionBundling.banner,
-        // NodejsFunction passes an array as one flag per item (`--alias:from=to`).
-        esbuildArgs: Object.fromEntries(
-          Object.entries(functionBundling.esbuildArgs).map(([flag, value]) => [flag, typeof value === 'string' ? value : [...value]]),
-        ),
+        // NodejsFunction passes an array as one flag per item (`--alias:from=to`); without
+        // tracing, the tracer is left out of the bundle.
+        esbuildArgs: esbuildArgsFor({ tracing: props.observability.tracing }),
         tsconfig: join(projectRoot, 'tsconfig.json'),
         // Files the handler reads at run time (e.g. the docs page's assets) go beside the bundle.
         ...(files.length > 0

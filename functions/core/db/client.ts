@@ -10,6 +10,7 @@ import { BatchWriteCommand, DynamoDBDocumentClient, TransactWriteCommand, type T
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { unavailable } from '../errors';
 import type { Key } from '../items/keys';
+import { traceClient } from '../tracing';
 import type { Condition } from './conditions';
 import { recordRequest } from './metrics';
 
@@ -40,6 +41,8 @@ export function dynamodb(): DynamoDBClient {
     // until API Gateway gave up (test/api/faults.test.ts).
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000, throwOnRequestTimeout: true },
   });
+  // With tracing on, each request is a subsegment of the trace (../tracing.ts).
+  traceClient(base);
   // At `initialize`, outside the SDK's retries: one record per request made.
   base.middlewareStack.add(
     (next, context) => async (args) => {

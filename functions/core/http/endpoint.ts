@@ -1,7 +1,7 @@
 /**
  * The one middleware stack every endpoint shares. A handler module declares its operation
  * (./operation.ts) and a function from validated input to the success body; everything else —
- * logging, size and media-type checks, JSON parsing, validation, `If-Match`, the success
+ * logging, metrics and traces (./observability.ts), size and media-type checks, JSON parsing, validation, `If-Match`, the success
  * status and its headers, problem+json errors — is here.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
@@ -15,6 +15,7 @@ import { HttpError, problemResponse, toHttpError } from '../errors';
 import { logger } from '../logger';
 import { type Precondition, parseIfMatch } from '../preconditions';
 import type { Caller, ResourceName, ResourceOf } from '../resources';
+import { correlationKeys, observed } from './observability';
 import type { JsonSuccess, Operation } from './operation';
 import { requestGuards } from './request-guards';
 import { validateInput } from './validation';
@@ -119,6 +120,7 @@ export function endpoint<O extends JsonOperation>(
 ) {
   const stack = middy<Event, Result>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(correlationKeys())
     .use(accessLog())
     .use(problemErrors())
     .use(requestGuards({ jsonBody: operation.body !== undefined, bodyOptional: operation.bodyOptional === true }));
@@ -144,6 +146,8 @@ export function endpoint<O extends JsonOperation>(
     const body = await run({ caller, ...(input as Pick<EndpointRequest<O>, 'params' | 'query' | 'body'>), precondition, headers });
     return successResult(operation.success, body, event.pathParameters ?? {});
   }
-  // Outside middy, so the access log sees every DynamoDB request the invocation made.
-  return async (event: Event, context: Context): Promise<Result> => (await measured(() => handler(event, context))).result;
+  // Outside middy, so the access log sees every DynamoDB request the invocation made, and the
+  // metrics and the trace span the whole invocation (./observability.ts).
+  return (event: Event, context: Context): Promise<Result> =>
+    observed(event, async () => (await measured(() => handler(event, context))).result);
 }
