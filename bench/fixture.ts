@@ -57,48 +57,39 @@ export async function makeFixture(caller: Caller): Promise<Fixture> {
   return { caller, repositoryId, folderId, documentId: document.id, parentId, writeFolderId, moveTargetId, bigFolderId, feedCursor };
 }
 
-/** What one call of an endpoint changes (endpoints.ts: `targets`); documents and folders are made in the write folder. */
-export type TargetKind =
-  | 'document'
-  | 'repository'
-  | 'folder'
-  | 'folder with a document'
-  | 'trashed document'
-  | 'trashed folder'
-  | 'repository with a trashed document';
-
-/** `count` targets of `kind`, each made with the store's own calls; their ids. */
-export async function makeTargets(f: Fixture, kind: TargetKind, count: number): Promise<string[]> {
-  const { caller } = f;
-  const documents = (n: number, folderId = f.writeFolderId) => seedDocuments(caller, folderId, n, `t${unique()}-`);
-  const make: Record<TargetKind, () => Promise<string>> = {
-    document: async () => (await documents(1))[0]!,
-    repository: async () => (await repository(caller)).id,
-    folder: () => folder(caller, f.writeFolderId),
-    'folder with a document': async () => {
-      const id = await folder(caller, f.writeFolderId);
-      await documents(1, id);
-      return id;
-    },
-    'trashed folder': async () => {
-      const id = await make['folder with a document']();
-      await trashFolder(caller, id, {}, { recursive: true });
-      return id;
-    },
-    'trashed document': async () => {
-      const id = await make.document();
-      await trashDocument(caller, id, {});
-      return id;
-    },
-    'repository with a trashed document': async () => {
-      const { id } = await repository(caller);
-      await trashDocument(caller, (await documents(1, id))[0]!, {});
-      return id;
-    },
+/** What one call of an endpoint changes (endpoints.ts: `targets`), made with the store's own calls, in the write folder. */
+function makers({ caller, writeFolderId }: Fixture) {
+  const document = async (folderId = writeFolderId) => (await seedDocuments(caller, folderId, 1, `t${unique()}-`))[0]!;
+  const folderWithDocument = async () => {
+    const id = await folder(caller, writeFolderId);
+    await document(id);
+    return id;
   };
-  if (kind === 'document') return documents(count);
+  const trashed = (make: () => Promise<string>, trash: (id: string) => Promise<unknown>) => async () => {
+    const id = await make();
+    await trash(id);
+    return id;
+  };
+  return {
+    document,
+    repository: async () => (await repository(caller)).id,
+    folder: () => folder(caller, writeFolderId),
+    'folder with a document': folderWithDocument,
+    'trashed document': trashed(document, (id) => trashDocument(caller, id, {})),
+    'trashed folder': trashed(folderWithDocument, (id) => trashFolder(caller, id, {}, { recursive: true })),
+    'repository with a trashed document': trashed(
+      async () => (await repository(caller)).id,
+      async (id) => trashDocument(caller, await document(id), {}),
+    ),
+  };
+}
+export type TargetKind = keyof ReturnType<typeof makers>;
+
+/** `count` targets of `kind`; their ids (documents seeded in bulk). */
+export async function makeTargets(f: Fixture, kind: TargetKind, count: number): Promise<string[]> {
+  if (kind === 'document') return seedDocuments(f.caller, f.writeFolderId, count, `t${unique()}-`);
   const ids: string[] = [];
-  for (let n = 0; n < count; n++) ids.push(await make[kind]());
+  for (let n = 0; n < count; n++) ids.push(await makers(f)[kind]());
   return ids;
 }
 

@@ -6,6 +6,7 @@
  * of its own (not recorded), since the larger image decides the bill.
  */
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, type Item, tableName } from '#core/store/client';
 import type { Key } from '#core/store/keys';
 import { localClient } from '#lib/local/dynamodb-local';
@@ -73,11 +74,13 @@ export function inWaves(recorded: readonly Recorded[]): Recorded[][] {
   return waves;
 }
 
+/** An item or key as the document client has it: the store reads through the low-level client too (getItems). */
+const plain = (value: any) => (typeof value?.PK === 'object' ? unmarshall(value) : value);
 const keyOf = (item: Item): Key => ({ PK: item.PK as string, SK: item.SK as string });
 /** A write's key: its `Key`, or its Put's item's (a transaction action, or a BatchWriteItem request). */
 const writtenKey = (action: object): Key => {
   const { Key, Item } = Object.values(action)[0] as { Key?: Key; Item?: Item };
-  return Key ?? keyOf(Item!);
+  return plain(Key ?? keyOf(plain(Item!)));
 };
 const read = (key: Key, item?: Item): Touched => ({ kind: kindOf(key), action: 'read', units: readUnits(itemSize(item)) });
 let reader: DynamoDBDocumentClient | undefined;
@@ -124,10 +127,12 @@ export function startRecording(options: { worker?: boolean } = {}): void {
         (c: any) => c.CapacityUnits ?? 0,
       );
       if (operation === 'BatchGetItem') {
-        const found = new Map((output.Responses?.[tableName()] ?? []).map((item: Item) => [`${item.PK} ${item.SK}`, item]));
-        entry.touched = input.RequestItems[tableName()].Keys.map((key: Key) => read(key, found.get(`${key.PK} ${key.SK}`) as Item));
+        const found = new Map((output.Responses?.[tableName()] ?? []).map(plain).map((item: Item) => [`${item.PK} ${item.SK}`, item]));
+        entry.touched = input.RequestItems[tableName()].Keys.map(plain).map((key: Key) =>
+          read(key, found.get(`${key.PK} ${key.SK}`) as Item),
+        );
       }
-      if (operation === 'GetItem') entry.touched = [read(input.Key as Key, output.Item as Item | undefined)];
+      if (operation === 'GetItem') entry.touched = [read(plain(input.Key), output.Item && plain(output.Item))];
       if (operation === 'Query') {
         const items: Item[] = output.Items ?? [];
         // An empty page is of the kind its key condition names.

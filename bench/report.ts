@@ -42,11 +42,9 @@ function costSections(r: Results, cost: CostRow[]): string {
   const kinds = memoryChoices(r.durations, r.coldStart);
   return `## 5. Cost
 
-Dollars per million calls on AWS, ${prices.region}, list prices checked on **${prices.checked}** (\`bench/cost-model.ts\`): HTTP API
-$${f(prices.httpApiPerMillion)} per million requests; Lambda $${f(prices.lambdaRequestsPerMillion)} per million requests and $${prices.lambdaArmPerGbSecond} per GB-second
-(arm64); DynamoDB on-demand $${f(prices.dynamodbReadPerMillionUnits, 3)} per million RRU and $${f(prices.dynamodbWritePerMillionUnits, 3)} per million WRU; capacity as in §2.
-Free tiers, logs and data transfer are left out. Warm CPU and wait per call (\`bench/scenarios/cost.ts\`): the CPU scaled by
-${MB_PER_VCPU} MB / the function's memory (one vCPU at ${MB_PER_VCPU} MB), the wait kept as measured; Lambda bills whole ms.
+Dollars per million calls on AWS at ${prices.region} list prices checked on **${prices.checked}**, priced by \`bench/cost-model.ts\` from
+each function's warm CPU and wait per call (\`bench/scenarios/cost.ts\`, the CPU scaled to the memory's share of a vCPU, one
+at ${MB_PER_VCPU} MB) and the capacity of §2. Free tiers, logs and data transfer are left out.
 
 ${table(
   ['Endpoint', 'CPU ms', 'CPU p99', 'wait ms', 'MB', 'Billed ms', 'RRU / WRU', 'Lambda duration', 'DynamoDB', 'Total per million'],
@@ -73,12 +71,10 @@ RRU: **${usd(READ_FLOOR + prices.dynamodbReadPerMillionUnits)} with no Lambda ti
 
 ## 6. Memory size
 
-Each function priced at each size from its warm figures (§5) and its module load (§4), both scaled by the vCPU share, with
-${f(MEMORY_MODEL.coldShare * 100, 0)}% of calls cold (their init billed). **The latency stated:** the handler's own p99 (its CPU at the size) within
-${MEMORY_MODEL.handlerP99Ms} ms and a cold module load within ${f(MEMORY_MODEL.coldLoadMs / 1000, 0)} s, well under the ~200 ms at which a person notices a wait
-once API Gateway, Lambda and DynamoDB add their tens of ms. Within it, the cheapest: one size for the reads and one for the
-writes (\`lib/function-settings.ts\`), the cheapest, summed over the kind's functions, at which every one is within. A p99
-moves with the machine, so a size is changed only when runs agree.
+Each function priced at each size from its warm figures (§5) and module load (§4), ${f(MEMORY_MODEL.coldShare * 100, 0)}% of calls cold. **The latency
+stated:** the handler's own p99 within ${MEMORY_MODEL.handlerP99Ms} ms and a cold module load within ${f(MEMORY_MODEL.coldLoadMs / 1000, 0)} s (\`bench/cost-model.ts\`). For the
+reads and for the writes (\`lib/function-settings.ts\`), the cheapest size at which every function of the kind is within; a
+size is changed only when runs agree.
 
 ${table(
   ['Functions', ...MEMORY_MODEL.sizes.map((mb) => `${mb} MB`), 'chosen', 'configured'],

@@ -27,10 +27,12 @@ export const capacity: Scenario = {
     const rows: CapacityRow[] = [];
     for (const endpoint of endpoints) {
       const call = await callsOf(endpoint, 2, (kind, count) => service.targets(kind, count));
+      await service.settled(); // the worker idle: what it does for the targets is not the endpoint's
       await service.startRecording();
       const response = await send(target, endpoint.http(fixture, call(0)));
       const recorded = await service.stopRecording();
       if (response.status !== endpoint.status) throw new Error(`${endpoint.name}: ${response.status} ${JSON.stringify(response.body)}`);
+      await service.settled();
       const direct = await service.recordStoreCall(endpoint.name, call(1));
       if (operations(direct) !== operations(recorded))
         throw new Error(

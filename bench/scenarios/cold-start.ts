@@ -1,6 +1,6 @@
 /**
  * Cold start: every function bundled as the stack bundles it (lib/bundling.ts), and an empty
- * handler bundled the same way (bench/reference/empty.ts): size, minified and gzip, and module
+ * handler bundled the same way (bench/empty-handler.ts): size, minified and gzip, and module
  * load in fresh Node processes, taking turns — from process start until `import()` of the bundle
  * resolved, what a Lambda cold start waits for before the first call. The import alone too.
  */
@@ -40,8 +40,8 @@ export async function bundleAll(dir: string) {
   for (const { name, handler } of [...routes, fallbackRoute])
     bundles.push({ name, handler, file: await bundleHandler(handler, join(dir, name)) });
   const empty = join(dir, 'empty', 'index.mjs');
-  await build(esbuildOptions(join(projectRoot, 'bench', 'reference', 'empty.ts'), empty));
-  return [...bundles, { name: EMPTY, handler: 'bench/reference/empty', file: empty }];
+  await build(esbuildOptions(join(projectRoot, 'bench', 'empty-handler.ts'), empty));
+  return [...bundles, { name: EMPTY, handler: 'bench/empty-handler', file: empty }];
 }
 
 export const coldStart: Scenario = {
