@@ -1,16 +1,21 @@
 /**
- * The data every scenario works on, made in the service process with the store's own calls;
- * plain ids, so it travels to the runner over IPC. Also what the calls of a run change (one
- * target each: makeTargets), and the folder trees of the life-cycle scenario (makeTree).
+ * The data the bench works on, made with the store's own calls in the process that runs the
+ * handlers: the fixture every scenario reads (plain ids: it travels over IPC), what the calls of
+ * a run change (makeTargets), the life-cycle scenario's trees, and documents in bulk (seedDocuments).
  */
 
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { BatchWriteCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { db, getItems, type Item, tableName } from '#core/db/client';
 import { readChanges } from '#core/items/change';
 import { createDocument } from '#core/items/document';
 import { createFolder } from '#core/items/folder';
+import { documentKey, documentPartition, folderKey, folderPartition } from '#core/items/keys';
+import { putMember } from '#core/items/member';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
 import { trashDocument, trashFolder } from '#core/use-cases/trash';
-import { oneKb, seedDocuments } from './seed';
+import { sum } from './load';
 
 export interface Fixture {
   caller: Caller;
@@ -20,7 +25,7 @@ export interface Fixture {
   documentId: string;
   /** Ten sub folders, for GET /folder/{id}/folders. */
   parentId: string;
-  /** Where writes go: creates land here, updates and deletes take documents seeded here. */
+  /** Where writes go: creates land here; 10 documents deleted from it fill GET /{id}/trash's page. */
   writeFolderId: string;
   /** Where PUT /folder (move) moves folders made in the write folder: beside it, so at the same depth. */
   moveTargetId: string;
@@ -30,124 +35,209 @@ export interface Fixture {
   feedCursor: string;
 }
 
-/** Documents the fixture deletes, so that GET /{id}/trash reads a full page of 10 from the start. */
-const TRASHED = 10;
-
-export async function makeFixture(caller: Caller): Promise<Fixture> {
-  for (const name of ['Archive', 'Zeta']) await createRepository(caller, { name, description: '' });
-  const repository = await createRepository(caller, { name: 'Bench', description: 'Benchmark data' });
-  const { cursor: feedCursor } = await readChanges(caller, repository.id, { cursor: 'latest', limit: 1 });
-  const folder = (name: string, parentId = repository.rootFolderId) => createFolder(caller, { parentId, name });
-  const read = await folder('Read');
-  const parent = await folder('Parent');
-  for (let i = 0; i < 10; i++) await folder(`Child ${i}`, parent.id);
-  const document = await createDocument(caller, { folderId: read.id, name: 'one-kb.txt', content: oneKb(), contentType: 'text/plain' });
-  await seedDocuments(caller, read.id, 99, 'listed-');
-  const writeFolderId = (await folder('Write')).id;
-  for (const id of await seedDocuments(caller, writeFolderId, TRASHED, 'trashed-')) await trashDocument(caller, id, {});
-  return {
-    caller,
-    repositoryId: repository.id,
-    folderId: read.id,
-    documentId: document.id,
-    parentId: parent.id,
-    writeFolderId,
-    moveTargetId: (await folder('Moved here')).id,
-    bigFolderId: (await folder('Big')).id,
-    feedCursor,
-  };
-}
-
-/** What one call of an endpoint changes (endpoints.ts: `targets`). */
-export type TargetKind =
-  /** A 1 KB document in the write folder. */
-  | 'document'
-  /** A repository of the caller's, its only member. */
-  | 'repository'
-  /** An empty folder in the write folder. */
-  | 'folder'
-  /** A folder in the write folder holding one 1 KB document. */
-  | 'folder with a document'
-  /** A 1 KB document of the write folder, in the fixture repository's trash. */
-  | 'trashed document'
-  /** A folder of the write folder holding one 1 KB document, in the trash (the document marked by the worker). */
-  | 'trashed folder'
-  /** A repository of the caller's with one 1 KB document in its trash. */
-  | 'repository with a trashed document';
-
+/** The content of every document the bench makes. */
+export const oneKb = (fill = 'x') => fill.repeat(1024);
 let made = 0;
 const unique = () => `${process.hrtime.bigint().toString(36)}-${made++}`;
+const repository = (caller: Caller, name = `Target ${unique()}`) => createRepository(caller, { name, description: '' });
+const folder = async (caller: Caller, parentId: string, name = `Folder ${unique()}`) => (await createFolder(caller, { parentId, name })).id;
 
-/** `count` targets of `kind`, each made with the store's own calls (documents seeded in bulk: seed.ts); their ids. */
-export async function makeTargets(f: Fixture, kind: TargetKind, count: number): Promise<string[]> {
-  const { caller } = f;
-  const documents = (n: number, folderId = f.writeFolderId) => seedDocuments(caller, folderId, n, `t${unique()}-`);
-  const ids: string[] = [];
-  const each = async (make: () => Promise<string>) => {
-    for (let n = 0; n < count; n++) ids.push(await make());
-    return ids;
+export async function makeFixture(caller: Caller): Promise<Fixture> {
+  for (const name of ['Archive', 'Zeta']) await repository(caller, name);
+  const { id: repositoryId, rootFolderId } = await repository(caller, 'Bench');
+  const { cursor: feedCursor } = await readChanges(caller, repositoryId, { cursor: 'latest', limit: 1 });
+  const folderId = await folder(caller, rootFolderId, 'Read');
+  const parentId = await folder(caller, rootFolderId, 'Parent');
+  for (let i = 0; i < 10; i++) await folder(caller, parentId, `Child ${i}`);
+  const document = await createDocument(caller, { folderId, name: 'one-kb.txt', content: oneKb(), contentType: 'text/plain' });
+  await seedDocuments(caller, folderId, 99, 'listed-');
+  const writeFolderId = await folder(caller, rootFolderId, 'Write');
+  for (const id of await seedDocuments(caller, writeFolderId, 10, 'trashed-')) await trashDocument(caller, id, {});
+  const moveTargetId = await folder(caller, rootFolderId, 'Moved here');
+  const bigFolderId = await folder(caller, rootFolderId, 'Big');
+  return { caller, repositoryId, folderId, documentId: document.id, parentId, writeFolderId, moveTargetId, bigFolderId, feedCursor };
+}
+
+/** What one call of an endpoint changes (endpoints.ts: `targets`), made with the store's own calls, in the write folder. */
+function makers({ caller, writeFolderId }: Fixture) {
+  const document = async (folderId = writeFolderId) => (await seedDocuments(caller, folderId, 1, `t${unique()}-`))[0]!;
+  const folderWithDocument = async () => {
+    const id = await folder(caller, writeFolderId);
+    await document(id);
+    return id;
   };
-  switch (kind) {
-    case 'document':
-      return documents(count);
-    case 'repository':
-      return each(async () => (await createRepository(caller, { name: `Target ${unique()}`, description: '' })).id);
-    case 'folder':
-      return each(async () => (await createFolder(caller, { parentId: f.writeFolderId, name: `Folder ${unique()}` })).id);
-    case 'folder with a document':
-    case 'trashed folder':
-      return each(async () => {
-        const { id } = await createFolder(caller, { parentId: f.writeFolderId, name: `Folder ${unique()}` });
-        await documents(1, id);
-        if (kind === 'trashed folder') await trashFolder(caller, id, {}, { recursive: true });
-        return id;
-      });
-    case 'trashed document':
-      for (const id of await documents(count)) {
-        await trashDocument(caller, id, {});
-        ids.push(id);
-      }
-      return ids;
-    case 'repository with a trashed document':
-      return each(async () => {
-        const { id } = await createRepository(caller, { name: `Target ${unique()}`, description: '' });
-        const [document] = await documents(1, id);
-        await trashDocument(caller, document!, {});
-        return id;
-      });
-  }
+  const trashed = (make: () => Promise<string>, trash: (id: string) => Promise<unknown>) => async () => {
+    const id = await make();
+    await trash(id);
+    return id;
+  };
+  return {
+    document,
+    repository: async () => (await repository(caller)).id,
+    folder: () => folder(caller, writeFolderId),
+    'folder with a document': folderWithDocument,
+    'trashed document': trashed(document, (id) => trashDocument(caller, id, {})),
+    'trashed folder': trashed(folderWithDocument, (id) => trashFolder(caller, id, {}, { recursive: true })),
+    'repository with a trashed document': trashed(
+      async () => (await repository(caller)).id,
+      async (id) => trashDocument(caller, await document(id), {}),
+    ),
+  };
+}
+export type TargetKind = keyof ReturnType<typeof makers>;
+
+/** `count` targets of `kind`; their ids (documents seeded in bulk). */
+export async function makeTargets(f: Fixture, kind: TargetKind, count: number): Promise<string[]> {
+  if (kind === 'document') return seedDocuments(f.caller, f.writeFolderId, count, `t${unique()}-`);
+  const ids: string[] = [];
+  for (let n = 0; n < count; n++) ids.push(await makers(f)[kind]());
+  return ids;
 }
 
 /**
- * A folder tree of the life-cycle scenario, in a repository of its own: two folders side by side
- * under the root (`parents`), and in the first the tree (`root`: `fanOut` sub folders, each with
- * `fanOut` sub folders when `levels` is 2, each leaf holding `perLeaf` 1 KB documents) and an
- * empty folder (`empty`). Moving a folder between the parents keeps its depth.
+ * A tree of the life-cycle scenario, in a repository of its own: two folders side by side under
+ * the root (`parents`), and in the first the tree (`root`: `fanOut` sub folders, `levels` deep,
+ * each leaf holding `perLeaf` 1 KB documents) and an empty folder (`empty`).
  */
 export interface Tree {
   repositoryId: string;
   parents: [string, string];
   root: string;
   empty: string;
-  /** The folders below the root, and the documents. */
+  /** Below the root. */
   folders: string[];
   documents: string[];
 }
 
-export async function makeTree(caller: Caller, name: string, shape: { levels: 1 | 2; fanOut: number; perLeaf: number }): Promise<Tree> {
-  const repository = await createRepository(caller, { name, description: 'Folder life cycle' });
-  const folder = async (parentId: string, folderName: string) => (await createFolder(caller, { parentId, name: folderName })).id;
-  const parents: [string, string] = [await folder(repository.rootFolderId, 'Left'), await folder(repository.rootFolderId, 'Right')];
-  const root = await folder(parents[0], 'Tree');
-  const empty = await folder(parents[0], 'Empty');
+export async function makeTree(caller: Caller, name: string, shape: { levels: number; fanOut: number; perLeaf: number }): Promise<Tree> {
+  const { id: repositoryId, rootFolderId } = await repository(caller, name);
+  const parents: [string, string] = [await folder(caller, rootFolderId, 'Left'), await folder(caller, rootFolderId, 'Right')];
+  const root = await folder(caller, parents[0], 'Tree');
+  const empty = await folder(caller, parents[0], 'Empty');
   const folders: string[] = [];
-  let leaves: string[] = [root];
+  let leaves = [root];
   for (let level = 0; level < shape.levels; level++) {
     const next: string[] = [];
-    for (const parentId of leaves) for (let i = 0; i < shape.fanOut; i++) next.push(await folder(parentId, `Level ${level + 1} ${i}`));
+    for (const parentId of leaves)
+      for (let i = 0; i < shape.fanOut; i++) next.push(await folder(caller, parentId, `Level ${level + 1} ${i}`));
     folders.push(...next);
     leaves = next;
   }
   const documents = await seedDocuments(caller, (n) => leaves[Math.floor(n / shape.perLeaf)]!, leaves.length * shape.perLeaf, 'doc-');
-  return { repositoryId: repository.id, parents, root, empty, folders, documents };
+  return { repositoryId, parents, root, empty, folders, documents };
+}
+
+/**
+ * Where a tree's items are: its root, the folders and the documents below it, each `marked` (in
+ * the trash), `clear` or `gone`; with `leftovers`, also the items left in their partitions.
+ */
+export async function treeState(tree: Tree, options: { leftovers?: boolean } = {}) {
+  const marks = async (keys: { PK: string; SK: string }[]) => {
+    const found: (Item | undefined)[] = [];
+    for (let i = 0; i < keys.length; i += 800) {
+      const chunks = Array.from({ length: 8 }, (_, j) => keys.slice(i + j * 100, i + (j + 1) * 100)).filter((c) => c.length > 0);
+      const lookups = await Promise.all(chunks.map((chunk) => getItems(chunk)));
+      for (const [j, chunk] of chunks.entries()) found.push(...chunk.map(lookups[j]!));
+    }
+    const count = (test: (item: Item | undefined) => boolean) => found.filter(test).length;
+    return {
+      marked: count((i) => i?.trash !== undefined),
+      clear: count((i) => i !== undefined && i.trash === undefined),
+      gone: count((i) => !i),
+    };
+  };
+  const state = {
+    root: await marks([folderKey(tree.root)]),
+    folders: await marks(tree.folders.map(folderKey)),
+    documents: await marks(tree.documents.map(documentKey)),
+    leftovers: 0,
+  };
+  if (!options.leftovers) return state;
+  const partitions = [...[tree.root, ...tree.folders].map(folderPartition), ...tree.documents.map(documentPartition)];
+  const count = async (pk: string) =>
+    (
+      await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': pk },
+          Select: 'COUNT',
+        }),
+      )
+    ).Count ?? 0;
+  for (let i = 0; i < partitions.length; i += 16)
+    state.leftovers += sum(await Promise.all(partitions.slice(i, i + 16).map(count)), (n) => n);
+  return state;
+}
+
+/** The sharing scenario's seeding, with the store's own calls: a repository with a 1 KB document, a member added. */
+export async function repositoryWithDocument(caller: Caller, name: string) {
+  const { id, rootFolderId } = await repository(caller, name);
+  return {
+    id,
+    documentId: (await createDocument(caller, { folderId: rootFolderId, name: 'one-kb.txt', content: oneKb(), contentType: 'text/plain' }))
+      .id,
+  };
+}
+export const newRepository = (caller: Caller, name: string) => repository(caller, name);
+export const addMember = (caller: Caller, repositoryId: string, userId: string) => putMember(caller, repositoryId, userId, 'viewer');
+
+const captured = new AsyncLocalStorage<Item[]>();
+const CAPTURE = 'benchSeedCapture';
+
+/**
+ * `count` documents of 1 KB named `<prefix><n>` (zero-padded, so they list in order) in `folderId`
+ * (given a function, the nth in the folder it names); their ids. Fast, and exactly as the store
+ * writes them: its own createDocument runs with its transaction captured instead of sent, and
+ * the items it would put are written 25 to a BatchWriteItem (one transaction each would take
+ * minutes for the scale scenario's 50,000).
+ */
+export async function seedDocuments(caller: Caller, folderId: string | ((n: number) => string), count: number, prefix: string) {
+  const folderOf = typeof folderId === 'string' ? () => folderId : folderId;
+  const ids: string[] = [];
+  let writing = Promise.resolve();
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      const into = captured.getStore();
+      if (!into || context.commandName !== 'TransactWriteItemsCommand') return next(args);
+      for (const action of (args.input as TransactWriteCommandInput).TransactItems ?? []) {
+        if (action.Update || action.Delete) throw new Error('bench/fixture.ts: a create that updates or deletes cannot be bulk-written');
+        if (action.Put) into.push(action.Put.Item!);
+      }
+      return { output: { $metadata: {} }, response: {} } as any;
+    },
+    { step: 'initialize', name: CAPTURE },
+  );
+  try {
+    // A thousand at a time, each thousand written while the next is made.
+    for (let start = 0; start < count; start += 1000) {
+      const items: Item[] = [];
+      await captured.run(items, async () => {
+        for (let n = start; n < Math.min(count, start + 1000); n++) {
+          const name = `${prefix}${String(n).padStart(6, '0')}`;
+          ids.push((await createDocument(caller, { folderId: folderOf(n), name, content: oneKb(), contentType: 'text/plain' })).id);
+        }
+      });
+      await writing;
+      writing = writeAll(items);
+    }
+    await writing;
+  } finally {
+    db().middlewareStack.remove(CAPTURE);
+  }
+  return ids;
+}
+
+async function writeAll(items: Item[]): Promise<void> {
+  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) => items.slice(i * 25, (i + 1) * 25));
+  const worker = async () => {
+    for (let batch = batches.pop(); batch; batch = batches.pop()) {
+      let pending: object[] = batch.map((Item) => ({ PutRequest: { Item } }));
+      while (pending.length > 0) {
+        const result = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+        pending = result.UnprocessedItems?.[tableName()] ?? [];
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
 }

@@ -1,19 +1,20 @@
 /**
- * Load on both sides of a comparison, summarized alike: HTTP through autocannon (per-response
- * times; its own histogram rounds to whole milliseconds), and a closed loop of in-process calls
- * (the direct store calls), `concurrency` workers back to back as autocannon's connections are.
+ * Load and its summary, alike on both sides of a comparison: HTTP through autocannon
+ * (per-response times), and a closed loop of in-process calls (the direct store calls),
+ * `concurrency` workers back to back as autocannon's connections are.
  */
 import autocannon from 'autocannon';
-import type { Request } from './endpoints';
+import type { Latency } from './results';
 
-export interface Latency {
-  /** Requests per second over the run. */
-  rps: number;
-  p50: number;
-  p99: number;
-  requests: number;
-  /** Wrong statuses, transport errors, timeouts, thrown calls. */
-  errors: number;
+export interface Request {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  body?: unknown;
+}
+
+export interface Target {
+  url: string;
+  token: string;
 }
 
 /** The q-quantile (0..1) by nearest rank; NaN for no samples. */
@@ -23,6 +24,8 @@ export function quantile(samples: readonly number[], q: number): number {
 }
 export const median = (samples: readonly number[]) => quantile(samples, 0.5);
 export const round = (value: number, digits = 2) => Number(value.toFixed(digits));
+export const sum = <T>(items: readonly T[], pick: (item: T) => number) => items.reduce((total, item) => total + pick(item), 0);
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const summarize = (latencies: number[], seconds: number, errors: number): Latency => ({
   rps: latencies.length / seconds,
@@ -31,11 +34,6 @@ export const summarize = (latencies: number[], seconds: number, errors: number):
   requests: latencies.length,
   errors,
 });
-
-export interface Target {
-  url: string;
-  token: string;
-}
 
 /** One request, its status and parsed body. */
 export async function send({ url, token }: Target, request: Request): Promise<{ status: number; body: any }> {
@@ -49,11 +47,11 @@ export async function send({ url, token }: Target, request: Request): Promise<{ 
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
-/** `next()` makes each request; only the expected status counts as an answer. */
+/** autocannon for `seconds`, `next()` making each request; only the expected status counts as an answer. */
 export function hammer(target: Target, next: () => Request, status: number, connections: number, seconds: number) {
-  const latencies: number[] = [];
+  const samples: number[] = [];
   let wrong = 0;
-  return new Promise<{ latencies: number[]; errors: number; seconds: number }>((resolve, reject) => {
+  return new Promise<{ samples: number[]; latency: Latency }>((resolve, reject) => {
     const setupRequest = (request: autocannon.Request) => {
       const { method, path, body } = next();
       return { ...request, method, path, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
@@ -62,14 +60,21 @@ export function hammer(target: Target, next: () => Request, status: number, conn
     const instance = autocannon(
       { url: target.url, connections, duration: seconds, headers, requests: [{ setupRequest }] },
       (error, result) =>
-        error ? reject(error) : resolve({ latencies, errors: wrong + result.errors + result.timeouts, seconds: result.duration }),
+        error ? reject(error) : resolve({ samples, latency: summarize(samples, result.duration, wrong + result.errors + result.timeouts) }),
     );
-    instance.on('response', (_client, statusCode, _bytes, ms) => (statusCode === status ? latencies.push(ms) : wrong++));
+    instance.on('response', (_client, statusCode, _bytes, ms) => (statusCode === status ? samples.push(ms) : wrong++));
   });
 }
 
+/** One request at a time for `seconds`, each answered 200: their latencies. */
+export async function latencies(target: Target, request: Request, seconds: number): Promise<number[]> {
+  const { samples, latency } = await hammer(target, () => request, 200, 1, seconds);
+  if (latency.errors > 0) throw new Error(`${request.method} ${request.path}: ${latency.errors} failed requests`);
+  return samples;
+}
+
 export async function closedLoop(call: () => Promise<unknown>, concurrency: number, seconds: number): Promise<Latency> {
-  const latencies: number[] = [];
+  const samples: number[] = [];
   let errors = 0;
   const started = performance.now();
   const end = started + seconds * 1000;
@@ -78,12 +83,12 @@ export async function closedLoop(call: () => Promise<unknown>, concurrency: numb
       const t0 = performance.now();
       try {
         await call();
-        latencies.push(performance.now() - t0);
+        samples.push(performance.now() - t0);
       } catch {
         errors++;
       }
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return summarize(latencies, (performance.now() - started) / 1000, errors);
+  return summarize(samples, (performance.now() - started) / 1000, errors);
 }

@@ -1,6 +1,7 @@
 /** Writing the generated Markdown: tables padded as Biome formats them, so the files pass `npm run lint` as written. */
 
-export const f = (value: number, digits = 2) => value.toFixed(digits);
+/** A number as written; none (a run with no answers has no latency: NaN, null in results.json) as a dash. */
+export const f = (value: number | null, digits = 2) => (value === null || Number.isNaN(value) ? '—' : value.toFixed(digits));
 export const kb = (bytes: number) => `${f(bytes / 1000, 1)} KB`;
 export const usd = (value: number) => `$${f(value, 3)}`;
 

@@ -1,20 +1,21 @@
 /**
  * Records the requests the store's DynamoDB client sends while recording is on (SDK middleware
- * on `db()`, in the service process): each request's operation and timing (round trips), what
- * DynamoDB Local says it consumed, and what AWS would bill for the items it touched
- * (test/support/item-size.ts). Transaction items are read before and after the write, with a
- * client of its own (not recorded), since the larger image decides the bill.
+ * on `db()`, in the process that runs the handlers): each request's operation and timing (round
+ * trips), what DynamoDB Local says it consumed, and what AWS would bill for the items it touched
+ * (test/support/item-size.ts). Written items are read before and after the write, with a client
+ * of its own (not recorded), since the larger image decides the bill.
  */
+
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, type Item, tableName } from '#core/db/client';
 import type { Key } from '#core/items/keys';
 import { localClient } from '#lib/local/dynamodb-local';
 import { itemSize, readUnits, transactionalWriteUnits } from '#test/support/item-size';
+import { sum } from './load';
+import type { Units } from './results';
 
-/** A write outside a transaction (BatchWriteItem): 1 write unit per 1 KB of the larger image (a delete: the item deleted). */
-const writeUnits = (bytes: number) => Math.max(1, Math.ceil(bytes / 1024));
-
-/** Item kinds by key shape (functions/core/items/keys.ts). */
+/** Item kinds by key shape (functions/core/items/keys.ts); a shape not listed is named by its prefixes (`DOC# REV#`). */
 const KINDS: [kind: string, pk: string, sk: RegExp][] = [
   ['repository', 'REPO#', /^REPO$/],
   ['member', 'REPO#', /^M#/],
@@ -32,11 +33,10 @@ const KINDS: [kind: string, pk: string, sk: RegExp][] = [
   ['feed counter', 'FEED#', /^SEQ$/],
   ['task', 'TASK#', /^TASK$/],
 ];
-/** A key of a shape not listed above is named by its prefixes (`DOC# REV#`), so it still shows. */
-export const kindOf = ({ PK, SK }: Key) =>
+const kindOf = ({ PK, SK }: Key) =>
   KINDS.find(([, pk, sk]) => PK.startsWith(pk) && sk.test(SK))?.[0] ?? `${PK.replace(/#.*/, '#')} ${SK.replace(/#.*/, '#')}`;
 
-/** One item a request read or wrote, and the units AWS bills for it. */
+/** One item a request read or wrote (a Query's page is one), and the units AWS bills for it. */
 export interface Touched {
   kind: string;
   action: 'read' | 'write';
@@ -51,27 +51,39 @@ export interface Recorded {
   worker: boolean;
   /** What DynamoDB Local reported (ReturnConsumedCapacity TOTAL). */
   local: { read: number; write: number };
-  /** In request order; a Query's page is one entry. */
   touched: Touched[];
 }
 
-const keyOf = (item: Item): Key => ({ PK: item.PK as string, SK: item.SK as string });
-/** A transaction action's key: its `Key`, or its Put's item's. */
-const actionKey = (action: object): Key => {
-  const { Key, Item } = Object.values(action)[0] as { Key?: Key; Item?: Item };
-  return Key ?? keyOf(Item!);
+/** What recorded requests cost: AWS's units, DynamoDB Local's. */
+export const unitsOf = (recorded: readonly Recorded[]): Units => {
+  const aws = (action: Touched['action']) => sum(recorded, (r) => sum(r.touched, (t) => (t.action === action ? t.units : 0)));
+  const local = (side: 'read' | 'write') => Math.round(10 * sum(recorded, (r) => r.local[side])) / 10;
+  return { rru: aws('read'), wru: aws('write'), localRcu: local('read'), localWcu: local('write') };
 };
-/** An empty page's kind: the kind its key condition names (its partition, and the start of its sort-key range). */
-const queriedKind = (input: { ExpressionAttributeValues?: Record<string, unknown> }) => {
-  const values = input.ExpressionAttributeValues ?? {};
-  const PK = values[':pk'];
-  const SK = values[':prefix'] ?? values[':from'];
-  return typeof PK === 'string' && typeof SK === 'string' ? kindOf({ PK, SK }) : 'nothing';
+export const operations = (recorded: readonly Recorded[]) => recorded.map((r) => r.operation).join(', ');
+
+/** Recorded requests by round trip: a request that starts after every earlier one ended opens a new wave. */
+export function inWaves(recorded: readonly Recorded[]): Recorded[][] {
+  const waves: Recorded[][] = [];
+  let waveEnd = -Infinity;
+  for (const request of [...recorded].sort((a, b) => a.startedAt - b.startedAt)) {
+    const opens = request.startedAt >= waveEnd;
+    if (opens) waves.push([]);
+    waveEnd = opens ? request.endedAt : Math.max(waveEnd, request.endedAt);
+    waves.at(-1)!.push(request);
+  }
+  return waves;
+}
+
+/** An item or key as the document client has it: the store reads through the low-level client too (getItems). */
+const plain = (value: any) => (typeof value?.PK === 'object' ? unmarshall(value) : value);
+const keyOf = (item: Item): Key => ({ PK: item.PK as string, SK: item.SK as string });
+/** A write's key: its `Key`, or its Put's item's (a transaction action, or a BatchWriteItem request). */
+const writtenKey = (action: object): Key => {
+  const { Key, Item } = Object.values(action)[0] as { Key?: Key; Item?: Item };
+  return plain(Key ?? keyOf(plain(Item!)));
 };
 const read = (key: Key, item?: Item): Touched => ({ kind: kindOf(key), action: 'read', units: readUnits(itemSize(item)) });
-
-let log: Recorded[] = [];
-const RECORDER = 'benchRecorder';
 let reader: DynamoDBDocumentClient | undefined;
 const images = (keys: Key[]) => {
   reader ??= DynamoDBDocumentClient.from(localClient(process.env.DYNAMODB_ENDPOINT!));
@@ -80,16 +92,7 @@ const images = (keys: Key[]) => {
   );
 };
 
-export function stopRecording(): Recorded[] {
-  db().middlewareStack.remove(RECORDER);
-  return log;
-}
-
-/**
- * Whether the background worker (functions/worker/) sent the request: it runs in this process too
- * (lib/local/worker.ts), on its own schedule, so an endpoint's recording leaves it out. Told by
- * the async stack trace, which names the worker's modules.
- */
+/** Whether the background worker (functions/worker/, in this process too) sent the request: its modules are on the async stack. */
 function fromWorker(): boolean {
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 200;
@@ -97,6 +100,9 @@ function fromWorker(): boolean {
   Error.stackTraceLimit = limit;
   return stack.includes('/functions/worker/');
 }
+
+let log: Recorded[] = [];
+const RECORDER = 'benchRecorder';
 
 /** Only while recording: measured runs see the client as the handlers have it. `worker`: the worker's requests too. */
 export function startRecording(options: { worker?: boolean } = {}): void {
@@ -107,53 +113,42 @@ export function startRecording(options: { worker?: boolean } = {}): void {
       if (!options.worker && worker) return next(args);
       const operation = (context.commandName ?? '').replace(/Command$/, '');
       const input = args.input as any;
-      const written: Key[] =
-        operation === 'TransactWriteItems'
-          ? input.TransactItems.map(actionKey)
-          : operation === 'BatchWriteItem'
-            ? input.RequestItems[tableName()].map(actionKey)
-            : [];
+      const writes: object[] =
+        operation === 'TransactWriteItems' ? input.TransactItems : operation === 'BatchWriteItem' ? input.RequestItems[tableName()] : [];
+      const written = writes.map(writtenKey);
       const before = await images(written);
-      const entry: Recorded = {
-        operation,
-        worker,
-        startedAt: performance.now(),
-        endedAt: NaN,
-        local: { read: 0, write: 0 },
-        touched: [],
-      };
+      const entry: Recorded = { operation, worker, startedAt: performance.now(), endedAt: NaN, local: { read: 0, write: 0 }, touched: [] };
       log.push(entry);
       const result = await next(args).finally(() => {
         entry.endedAt = performance.now();
       });
       const output = result.output as any;
-      const consumed = [output.ConsumedCapacity ?? []].flat().reduce((sum: number, c: any) => sum + (c.CapacityUnits ?? 0), 0);
-      entry.local[/Get|Query|Scan/.test(operation) ? 'read' : 'write'] = consumed;
+      entry.local[/Get|Query|Scan/.test(operation) ? 'read' : 'write'] = sum(
+        [output.ConsumedCapacity ?? []].flat(),
+        (c: any) => c.CapacityUnits ?? 0,
+      );
       if (operation === 'BatchGetItem') {
-        const found = new Map((output.Responses?.[tableName()] ?? []).map((item: Item) => [`${item.PK} ${item.SK}`, item]));
-        entry.touched = input.RequestItems[tableName()].Keys.map((key: Key) => read(key, found.get(`${key.PK} ${key.SK}`) as Item));
+        const found = new Map((output.Responses?.[tableName()] ?? []).map(plain).map((item: Item) => [`${item.PK} ${item.SK}`, item]));
+        entry.touched = input.RequestItems[tableName()].Keys.map(plain).map((key: Key) =>
+          read(key, found.get(`${key.PK} ${key.SK}`) as Item),
+        );
       }
-      if (operation === 'GetItem') entry.touched = [read(input.Key as Key, output.Item as Item | undefined)];
+      if (operation === 'GetItem') entry.touched = [read(plain(input.Key), output.Item && plain(output.Item))];
       if (operation === 'Query') {
         const items: Item[] = output.Items ?? [];
-        const bytes = items.reduce((sum, item) => sum + itemSize(item), 0);
-        entry.touched = [{ kind: items[0] ? kindOf(keyOf(items[0])) : queriedKind(input), action: 'read', units: readUnits(bytes) }];
+        // An empty page is of the kind its key condition names.
+        const { ':pk': PK, ':prefix': prefix, ':from': from } = input.ExpressionAttributeValues ?? {};
+        const kind = items[0] ? kindOf(keyOf(items[0])) : typeof PK === 'string' ? kindOf({ PK, SK: String(prefix ?? from) }) : 'nothing';
+        entry.touched = [{ kind, action: 'read', units: readUnits(sum(items, itemSize)) }];
       }
-      if (operation === 'BatchWriteItem') {
-        // Puts (PutRequest.Item) and deletes (DeleteRequest.Key): the larger image, as for a transaction, at half the rate.
+      if (written.length) {
+        // A transaction item: 2 WRU per KB of the larger image; outside a transaction (BatchWriteItem) 1.
         const after = await images(written);
+        const rate = operation === 'TransactWriteItems' ? 1 : 2;
         entry.touched = written.map((key, i) => ({
           kind: kindOf(key),
           action: 'write',
-          units: writeUnits(Math.max(itemSize(before[i]), itemSize(after[i]))),
-        }));
-      }
-      if (operation === 'TransactWriteItems') {
-        const after = await images(written);
-        entry.touched = written.map((key, i) => ({
-          kind: kindOf(key),
-          action: 'write',
-          units: transactionalWriteUnits(Math.max(itemSize(before[i]), itemSize(after[i]))),
+          units: transactionalWriteUnits(Math.max(itemSize(before[i]), itemSize(after[i]))) / rate,
         }));
       }
       return result;
@@ -162,21 +157,7 @@ export function startRecording(options: { worker?: boolean } = {}): void {
   );
 }
 
-/**
- * Recorded requests by round trip: a request that starts after every earlier one ended opens a
- * new wave; the requests of a wave were in flight together.
- */
-export function inWaves(recorded: readonly Recorded[]): Recorded[][] {
-  const waves: Recorded[][] = [];
-  let waveEnd = -Infinity;
-  for (const request of [...recorded].sort((a, b) => a.startedAt - b.startedAt)) {
-    if (request.startedAt >= waveEnd) {
-      waves.push([]);
-      waveEnd = request.endedAt;
-    } else {
-      waveEnd = Math.max(waveEnd, request.endedAt);
-    }
-    waves.at(-1)!.push(request);
-  }
-  return waves;
+export function stopRecording(): Recorded[] {
+  db().middlewareStack.remove(RECORDER);
+  return log;
 }

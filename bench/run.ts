@@ -11,10 +11,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startDynamoDbLocal } from '#lib/local/dynamodb-local';
-import type { Fixture } from './fixture';
-import type { Target } from './load';
-import { type Results, writeReports } from './report';
-import { type Client, connect } from './rpc';
+import { connect } from './processes';
+import { writeReports } from './report';
+import type { Results } from './results';
+import type { Bench, Scenario } from './scenario';
 import { capacity } from './scenarios/capacity';
 import { coldStart } from './scenarios/cold-start';
 import { conflicts } from './scenarios/conflicts';
@@ -27,39 +27,18 @@ import { soak } from './scenarios/soak';
 import { throughput } from './scenarios/throughput';
 import type { ServiceHandlers } from './service';
 
-/** What every scenario gets. */
-export interface Bench {
-  service: Client<ServiceHandlers>;
-  target: Target;
-  fixture: Fixture;
-  /** Length of each measured run. */
-  seconds: number;
-  /** A Lambda function's environment here: the table, DynamoDB Local, credentials. */
-  lambdaEnv: Record<string, string>;
-  /** A directory of its own, removed at the end. */
-  scratch: string;
-  log(line: string): void;
-}
-
-/** A scenario measures, and adds its part of the results (it may read what earlier ones added). */
-export interface Scenario {
-  /** For BENCH_ONLY. */
-  name: string;
-  title: string;
-  run(bench: Bench, results: Partial<Results>): Promise<Partial<Results>>;
-}
-
-/** In this order: cost prices the capacity and the bundles measured before it. */
-// The soak's invariant scan, last, also covers what the life-cycle scenario left.
+/** In this order: cost uses the bundles cold start made; the soak's invariant scan, last, covers what the others left. */
 const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, conflicts, lifecycle, soak];
 const TABLE = 'documents-bench';
 /** The service's and the cost scenario's bundles' alike: a paging token or feed cursor made by one is good in the other. */
 const PAGING_TOKEN_SECRET = 'bench';
 const log = (line: string) => process.stdout.write(`${line}\n`);
+const lastResults = async () => JSON.parse(await readFile(join(import.meta.dirname, 'results.json'), 'utf8')) as Results;
 
 async function main() {
   const began = performance.now();
   const elapsed = () => `${((performance.now() - began) / 1000).toFixed(0)} s`;
+  const chosen = selected();
   const scratch = await mkdtemp(join(tmpdir(), 'documents-bench-'));
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // for the service process too
   const dynamodb = await startDynamoDbLocal({});
@@ -87,7 +66,6 @@ async function main() {
     };
     const bench: Bench = { service, target: { url, token }, fixture, seconds, lambdaEnv, scratch, log };
     log(`bench: service at ${url}, DynamoDB Local at ${dynamodb.endpoint}, ${seconds} s per run`);
-    const chosen = selected();
     // A partial run starts from the last full one: the reports need every scenario's figures.
     const results: Partial<Results> = chosen === scenarios ? { seconds } : { ...(await lastResults()), seconds };
     for (const [i, scenario] of chosen.entries()) {
@@ -105,24 +83,18 @@ async function main() {
 
 /** The scenarios BENCH_ONLY names (all without it); a name that is none of them is an error. */
 function selected(): Scenario[] {
-  const names = process.env.BENCH_ONLY?.split(',')
+  const names = (process.env.BENCH_ONLY ?? '')
+    .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
-  if (!names?.length) return scenarios;
+  if (!names.length) return scenarios;
   const unknown = names.filter((name) => !scenarios.some((s) => s.name === name));
   if (unknown.length)
     throw new Error(`BENCH_ONLY: no scenario ${unknown.join(', ')} (there are ${scenarios.map((s) => s.name).join(', ')})`);
   return scenarios.filter((s) => names.includes(s.name));
 }
 
-const lastResults = async () => JSON.parse(await readFile(join(import.meta.dirname, 'results.json'), 'utf8')) as Results;
-
-/** `--report`: rewrite the reports from results.json, measuring nothing. */
-async function reportOnly() {
-  log(await writeReports(await lastResults()));
-}
-
-(process.argv.includes('--report') ? reportOnly() : main()).catch((error: unknown) => {
+(process.argv.includes('--report') ? lastResults().then(writeReports).then(log) : main()).catch((error: unknown) => {
   process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

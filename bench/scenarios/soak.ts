@@ -1,34 +1,15 @@
 /**
- * A bounded soak (issue 13): 64 clients for BENCH_SOAK_SECONDS (default 60) of mixed reads and
- * writes on one repository — reads of documents and lists, and creates, updates, renames and
- * deletes of documents that other clients are reading and changing at the same moment. Budget:
- * not one 5xx; p50 and p99 reported; then, once the background worker has caught up, the
- * table's invariants checked (test/support/invariants.ts) — no entry without its item or the
- * reverse, nothing half in the trash, no change left unnumbered.
+ * A bounded soak: 64 clients for BENCH_SOAK_SECONDS (default 60) of mixed reads and writes on
+ * one repository — reads of documents and lists, creates, updates, renames and deletes of
+ * documents other clients read and change at the same moment. Not one 5xx may come back; then,
+ * once the background worker has caught up, the table's invariants (test/support/invariants.ts).
  */
-import type { Request } from '../endpoints';
-import { quantile, send } from '../load';
-import { f, table } from '../markdown';
-import type { Scenario } from '../run';
+import { quantile, type Request, send } from '../load';
+import { f } from '../markdown';
+import type { SoakResult } from '../results';
+import type { Scenario } from '../scenario';
 
 const CLIENTS = 64;
-const POOL = 200;
-
-export interface SoakResult {
-  clients: number;
-  seconds: number;
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  /** Answers by status. */
-  statuses: Record<string, number>;
-  serverErrors: number;
-  /** What the invariants scan found (empty: nothing). */
-  violations: string[];
-}
-
-type Op = { weight: number; run: () => Request | undefined };
 
 export const soak: Scenario = {
   name: 'soak',
@@ -36,71 +17,58 @@ export const soak: Scenario = {
   async run({ service, target, fixture, log }) {
     const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 60);
     const folderId = fixture.writeFolderId;
-    const pool = await service.seed(POOL);
+    const pool = await service.seed(200);
     let made = 0;
-    /** A request on a document of the pool (undefined while the pool is empty). */
     const onDocument = (request: (id: string) => Request) => () => {
       const id = pool[Math.floor(Math.random() * pool.length)];
       return id === undefined ? undefined : request(id);
     };
-    const ops: Op[] = [
-      { weight: 45, run: onDocument((id) => ({ method: 'GET', path: `/document/${id}` })) },
-      { weight: 15, run: () => ({ method: 'GET', path: `/folder/${folderId}/documents?limit=50` }) },
-      { weight: 5, run: () => ({ method: 'GET', path: '/' }) },
-      { weight: 15, run: onDocument((id) => ({ method: 'PUT', path: '/document', body: { id, content: `soak ${Math.random()}` } })) },
-      {
-        weight: 5,
-        run: onDocument((id) => ({ method: 'PUT', path: '/document', body: { id, name: `soak-${made++}-${Math.random()}.txt` } })),
-      },
-      {
-        weight: 10,
-        run: () => ({ method: 'POST', path: '/document', body: { folderId, name: `soak-new-${made++}-${Math.random()}.txt` } }),
-      },
-      {
-        weight: 5,
-        run: onDocument((id) => {
+    const ops: [weight: number, next: () => Request | undefined][] = [
+      [45, onDocument((id) => ({ method: 'GET', path: `/document/${id}` }))],
+      [15, () => ({ method: 'GET', path: `/folder/${folderId}/documents?limit=50` })],
+      [5, () => ({ method: 'GET', path: '/' })],
+      [15, onDocument((id) => ({ method: 'PUT', path: '/document', body: { id, content: `soak ${Math.random()}` } }))],
+      [5, onDocument((id) => ({ method: 'PUT', path: '/document', body: { id, name: `soak-${made++}-${Math.random()}.txt` } }))],
+      [10, () => ({ method: 'POST', path: '/document', body: { folderId, name: `soak-new-${made++}-${Math.random()}.txt` } })],
+      [
+        5,
+        onDocument((id) => {
           pool.splice(pool.indexOf(id), 1);
           return { method: 'DELETE', path: `/document/${id}` };
         }),
-      },
+      ],
     ];
-    const total = ops.reduce((sum, op) => sum + op.weight, 0);
     const choose = () => {
-      let at = Math.random() * total;
-      for (const op of ops) {
-        at -= op.weight;
-        if (at < 0) return op;
+      let at = Math.random() * 100;
+      for (const [weight, next] of ops) {
+        if (at < weight) return next();
+        at -= weight;
       }
-      return ops[0]!;
+      return ops[0]![1]();
     };
-
     const latencies: number[] = [];
     const statuses: Record<string, number> = {};
     const end = performance.now() + seconds * 1000;
     const client = async () => {
       while (performance.now() < end) {
-        const request = choose().run();
+        const request = choose();
         if (!request) continue;
         const started = performance.now();
-        let status: number | string;
+        let status: number | string = 'transport error';
         try {
           const answer = await send(target, request);
           status = answer.status;
           if (request.method === 'POST' && answer.status === 201) pool.push(answer.body.id);
-        } catch {
-          status = 'transport error';
-        }
+        } catch {}
         latencies.push(performance.now() - started);
         statuses[status] = (statuses[status] ?? 0) + 1;
       }
     };
     await Promise.all(Array.from({ length: CLIENTS }, client));
-    const serverErrors = Object.entries(statuses)
-      .filter(([status]) => !/^[1-4]\d\d$/.test(status))
-      .reduce((sum, [, n]) => sum + n, 0);
+    const serverErrors = Object.entries(statuses).reduce((sum, [status, n]) => sum + (/^[1-4]\d\d$/.test(status) ? 0 : n), 0);
     await service.settled();
     const violations = await service.invariants();
-    const result: SoakResult = {
+    const r: SoakResult = {
       clients: CLIENTS,
       seconds,
       requests: latencies.length,
@@ -112,26 +80,8 @@ export const soak: Scenario = {
       violations,
     };
     log(
-      `  ${result.requests} requests (${f(result.rps, 0)}/s), p50 ${f(result.p50, 1)} ms, p99 ${f(result.p99, 1)} ms, ` +
-        `${serverErrors} 5xx, ${violations.length} invariant violations`,
+      `  ${r.requests} requests (${f(r.rps, 0)}/s), p50 ${f(r.p50, 1)} ms, p99 ${f(r.p99, 1)} ms, ${serverErrors} 5xx, ${violations.length} violations`,
     );
-    return { soak: result };
+    return { soak: r };
   },
 };
-
-export const soakSection = (r: SoakResult) => `## 10. Soak
-
-${r.clients} clients for ${r.seconds} s on one repository: reads of documents (45%), of a folder's list (15%) and of
-\`GET /\` (5%); content updates (15%), renames (5%), creates (10%) and deletes (5%) of documents other clients read and
-change at the same time. 4xx answers are expected (a document deleted by one client is 404 to the next one); a 5xx is not.
-Afterwards, once the background worker had caught up, a scan of the table checked its invariants.
-
-${table(
-  ['Requests', 'Per second', 'p50 (ms)', 'p99 (ms)', '5xx', 'Invariant violations'],
-  [[String(r.requests), f(r.rps, 0), f(r.p50, 1), f(r.p99, 1), String(r.serverErrors), String(r.violations.length)]],
-)}
-
-Answers by status: ${Object.entries(r.statuses)
-  .map(([status, n]) => `${status} × ${n}`)
-  .join(', ')}.${r.violations.length ? `\n\nViolations:\n\n${r.violations.map((v) => `- ${v}`).join('\n')}` : ''}
-`;

@@ -1,0 +1,113 @@
+/**
+ * What a call costs on AWS, from what the bench measured: the prices, the dollars per million
+ * calls of each endpoint at the memory size configured now (lib/function-settings.ts), and the
+ * memory size the model would choose for the reads and for the writes.
+ *
+ * On Lambda a function gets a share of a vCPU proportional to its memory (1 vCPU at 1,769 MB):
+ * the CPU a call measured here is scaled by 1,769 / memory, the wait for DynamoDB kept as
+ * measured; Lambda bills whole milliseconds, and the init of a cold start too.
+ */
+import { memorySizeOf } from '#lib/function-settings';
+import type { CapacityRow, ColdStartRow, DurationRow } from './results';
+
+/**
+ * AWS list prices: us-east-1, on-demand, no free tier, no savings plans. Checked on the date
+ * below against the pricing pages; re-check them when this date is old.
+ */
+export const prices = {
+  checked: '2026-11-22',
+  region: 'us-east-1',
+  /** HTTP API, first 300 million requests a month (a request is metered per 512 KB). */
+  httpApiPerMillion: 1.0,
+  /** Lambda: per million requests, and per GB-second on arm64 (Graviton), first 7.5 billion GB-s. */
+  lambdaRequestsPerMillion: 0.2,
+  lambdaArmPerGbSecond: 0.0000133334,
+  /** DynamoDB on-demand, since the 50% reduction of 1 November 2024. */
+  dynamodbReadPerMillionUnits: 0.125,
+  dynamodbWritePerMillionUnits: 0.625,
+  sources: [
+    'https://aws.amazon.com/api-gateway/pricing/',
+    'https://aws.amazon.com/lambda/pricing/',
+    'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+  ],
+} as const;
+
+/** Lambda's CPU share grows with memory: one full vCPU at 1,769 MB (AWS Lambda docs). */
+export const MB_PER_VCPU = 1769;
+/** HTTP API, the Lambda request and one strongly consistent read of one item: the least a read costs per million. */
+export const READ_FLOOR = prices.httpApiPerMillion + prices.lambdaRequestsPerMillion + prices.dynamodbReadPerMillionUnits;
+
+/** Dollars per million calls for the Lambda time of `ms` at `mb` (billed in whole ms). */
+const lambdaDollars = (mb: number, ms: number) => (mb / 1024) * (Math.ceil(ms) / 1000) * prices.lambdaArmPerGbSecond * 1e6;
+/** A warm call's ms on Lambda at `mb`: its CPU at the size's vCPU share, plus the wait. */
+const lambdaMs = (row: DurationRow, mb: number) => row.waitMs + row.cpuMs * Math.max(1, MB_PER_VCPU / mb);
+
+export interface CostRow {
+  endpoint: string;
+  memorySize: number;
+  billedMs: number;
+  readUnits: number;
+  writeUnits: number;
+  /** Dollars per million calls. */
+  httpApi: number;
+  lambdaRequests: number;
+  lambdaDuration: number;
+  dynamodb: number;
+  total: number;
+}
+
+export function costs(durations: DurationRow[], capacity: CapacityRow[]): CostRow[] {
+  return durations.map((row) => {
+    const units = capacity.find((c) => c.endpoint === row.endpoint)!.aws;
+    const memorySize = memorySizeOf(row.route);
+    const ms = lambdaMs(row, memorySize);
+    const parts = {
+      httpApi: prices.httpApiPerMillion,
+      lambdaRequests: prices.lambdaRequestsPerMillion,
+      lambdaDuration: lambdaDollars(memorySize, ms),
+      dynamodb: units.read * prices.dynamodbReadPerMillionUnits + units.write * prices.dynamodbWritePerMillionUnits,
+    };
+    const total = parts.httpApi + parts.lambdaRequests + parts.lambdaDuration + parts.dynamodb;
+    return { endpoint: row.endpoint, memorySize, billedMs: Math.ceil(ms), readUnits: units.read, writeUnits: units.write, ...parts, total };
+  });
+}
+
+/**
+ * The memory sizes the model prices, and the latency it chooses within: the handler's own time
+ * per call at the 99th percentile (its CPU at the size's share; DynamoDB's wait is the same at
+ * every size, and DynamoDB Local's is not AWS's) within 100 ms, which keeps a request on AWS
+ * well under the ~200 ms at which a person notices a wait, and a cold module load within 1 s.
+ * Within it, cost decides; `coldShare` of calls start a new execution environment.
+ */
+export const MEMORY_MODEL = { sizes: [128, 256, 512, 768, 1024, 1536, MB_PER_VCPU], handlerP99Ms: 100, coldLoadMs: 1000, coldShare: 0.01 };
+
+export type Kind = 'read' | 'write';
+export interface KindChoice {
+  /** Functions of the kind; per size, their Lambda dollars per million calls of each, summed, and whether every one is within. */
+  functions: number;
+  sizes: { mb: number; dollars: number; within: boolean }[];
+  /** The cheapest size at which every one is within (the largest, if none is), and the one configured. */
+  mb: number;
+  configured: number;
+}
+
+/** One size for the reads (GET) and one for the writes, as lib/function-settings.ts configures them. */
+export function memoryChoices(durations: DurationRow[], coldStart: ColdStartRow[]): Record<Kind, KindChoice> {
+  const functions = durations.filter((row, i) => durations.findIndex((other) => other.route === row.route) === i);
+  const choose = (kind: Kind): KindChoice => {
+    const mine = functions.filter((row) => row.endpoint.startsWith('GET ') === (kind === 'read'));
+    const sizes = MEMORY_MODEL.sizes.map((mb) => {
+      const scale = Math.max(1, MB_PER_VCPU / mb);
+      const each = mine.map((row) => {
+        const coldMs = (coldStart.find((c) => c.name === row.route)?.loadMs ?? 0) * scale;
+        const dollars = lambdaDollars(mb, lambdaMs(row, mb)) + MEMORY_MODEL.coldShare * lambdaDollars(mb, coldMs);
+        return { dollars, within: row.cpuP99 * scale <= MEMORY_MODEL.handlerP99Ms && coldMs <= MEMORY_MODEL.coldLoadMs };
+      });
+      return { mb, dollars: each.reduce((sum, f) => sum + f.dollars, 0), within: each.every((f) => f.within) };
+    });
+    const within = sizes.filter((size) => size.within);
+    const mb = within.length ? within.reduce((a, b) => (b.dollars < a.dollars ? b : a)).mb : sizes.at(-1)!.mb;
+    return { functions: mine.length, sizes, mb, configured: memorySizeOf(mine[0]?.route ?? '') };
+  };
+  return { read: choose('read'), write: choose('write') };
+}

@@ -1,4 +1,0 @@
-/** Cold-start reference: every request schema (zod/mini). */
-import * as schemas from '#core/requests';
-
-export const handler = async () => schemas;

@@ -1,0 +1,141 @@
+/**
+ * What `npm run bench` measured, as results.json keeps it: scenarios write these numbers,
+ * report.ts renders them, budgets.ts judges them. Types only; it imports nothing.
+ */
+
+/** Requests per second, latency in ms; errors: wrong statuses, transport errors, timeouts, thrown calls. */
+export type Latency = { rps: number; p50: number; p99: number; requests: number; errors: number };
+/** Capacity as AWS bills it (recorder.ts) and as DynamoDB Local reports it. */
+export type Units = { rru: number; wru: number; localRcu: number; localWcu: number };
+type Sampled = { p50: number; p99: number; samples: number };
+type ReadWrite = { read: number; write: number };
+
+export interface CapacityRow {
+  endpoint: string;
+  /** `A ∥ B`: sent together (one round trip); `A → B`: one after the other. */
+  requests: string;
+  roundTrips: number;
+  minimumRoundTrips: number;
+  items: { reads: string[]; writes: string[] };
+  local: ReadWrite;
+  aws: ReadWrite;
+  minimum: ReadWrite;
+}
+
+/** ratio: service rps / baseline rps; the budgeted pair's three rounds in `ratios` (the median round kept). */
+export type ThroughputRow = {
+  endpoint: string;
+  concurrency: number;
+  service: Latency;
+  baseline: Latency;
+  ratio: number;
+  ratios?: number[];
+};
+
+/** ratio: big p50 / small p50. */
+export type ScaleResult = {
+  small: Sampled & { documents: number };
+  big: Sampled & { documents: number };
+  deepPage: Sampled & { position: number };
+  ratio: number;
+  seedSeconds: number;
+};
+
+/** Medians over `runs` fresh processes: from process start to the module loaded, and the import() alone; loadRatio: / the empty handler's. */
+export type ColdStartRow = {
+  name: string;
+  handler: string;
+  bytes: number;
+  gzipBytes: number;
+  loadMs: number;
+  importMs: number;
+  loadRatio: number;
+  runs: number;
+};
+
+/** Warm calls of a function: CPU per call (mean, p99), the median wait for DynamoDB (wall − CPU), the first call of the process. */
+export type DurationRow = {
+  endpoint: string;
+  route: string;
+  cpuMs: number;
+  cpuP99: number;
+  waitMs: number;
+  firstMs: number;
+  calls: number;
+};
+
+export interface FeedResult {
+  commit: string;
+  clients: number;
+  seconds: number;
+  /** follower: updates committed in the run, changes seen, seen twice, out of version order. */
+  rounds: { before: Latency; now: Latency; follower: { writes: number; seen: number; duplicates: number; outOfOrder: number } }[];
+  writesPerSecond: { before: number; now: number };
+  /** Per change: the pending change in the write's transaction; the worker's numbering transactions and counter reads. */
+  perChange: { changes: number; writeSide: { wru: number }; worker: { wru: number; rru: number; transactions: number } };
+}
+
+export type SharingCase = { label: string; p50: number; p99: number; requests: number; rru: number; dynamodb: string };
+type Growth = { latencyRatio: number; capacityRatio: number };
+export interface SharingResult {
+  document: Growth & { one: SharingCase; many: SharingCase };
+  members: Growth & { few: SharingCase; many: SharingCase; deep: SharingCase; pageSize: number };
+  seedSeconds: number;
+}
+
+export type MoveCase = Units & { label: string; p50: number; max: number; samples: number; dynamodb: string };
+export interface LifecycleResult {
+  move: Growth & { documents: number; folders: number; big: MoveCase; empty: MoveCase };
+  /** Each step: its answer, and the time from the request until the worker had settled; what was checked then. */
+  bound: {
+    documents: number;
+    folders: number;
+    phases: { name: string; answerMs: number; seconds: number; itemsPerSecond: number; checked: string; complete: boolean }[];
+  };
+  /** What was not as it must be once the worker had settled. */
+  problems: string[];
+  seedSeconds: number;
+}
+
+export type SoakResult = Omit<Latency, 'errors'> & {
+  clients: number;
+  seconds: number;
+  statuses: Record<string, number>;
+  serverErrors: number;
+  violations: string[];
+};
+
+/** A burst's writes: 503s, other wrong answers, latency alone (one write just before) and the ratios to it, conflicts refused. */
+export type ConflictsOutcome = {
+  requests: number;
+  p50: number;
+  p99: number;
+  unavailable: number;
+  wrong: number;
+  alone: { p50: number; p99: number };
+  ratio: { p50: number; p99: number };
+  conflicts: number;
+};
+/** sides: side → workload → the rounds' sums (counts) and medians (latencies). */
+export type ConflictsResult = { commit: string; rounds: number; bursts: number; sides: Record<string, Record<string, ConflictsOutcome>> };
+
+export interface Results {
+  /** Length of each measured run, and of the whole bench. */
+  seconds: number;
+  durationSeconds: number;
+  capacity: CapacityRow[];
+  throughput: ThroughputRow[];
+  scale: ScaleResult;
+  coldStart: ColdStartRow[];
+  durations: DurationRow[];
+  feed?: FeedResult;
+  sharing?: SharingResult;
+  lifecycle?: LifecycleResult;
+  soak?: SoakResult;
+  conflicts?: ConflictsResult;
+}
+
+/** The read the budgets single out, and the concurrency its throughput budget is measured at. */
+export const PROFILED = { endpoint: 'GET /document/{id}', concurrency: 32 } as const;
+/** The cold-start reference: a handler that does nothing, bundled like every real one. */
+export const EMPTY = 'empty handler';
