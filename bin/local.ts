@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { DynamoDbLocalError } from '#lib/local/dynamodb-local';
-import { StartupError, startLocalService } from '#lib/local/service';
+import { StartupError, startLocalService, stopOnSignals } from '#lib/local/service';
 import { defaultTableName } from '#lib/table';
 
 // The SDK's notice that it will need Node 22 in 2027 is noise for local runs.
@@ -45,21 +45,7 @@ try {
   }
   console.log('  Ctrl-C stops it.');
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping...`);
-    service.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error('Could not stop cleanly:', error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  stopOnSignals(service);
 } catch (error) {
   // Expected problems get one clear paragraph; anything else keeps its stack for debugging.
   if (error instanceof StartupError || error instanceof DynamoDbLocalError) fail(error.message);

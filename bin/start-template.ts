@@ -10,7 +10,7 @@ import { DynamoDbLocalError } from '#lib/local/dynamodb-local';
 import { currentTemplate } from '#lib/local/sam/invoke';
 import { templateRouting } from '#lib/local/sam/serve';
 import { readTemplate, TemplateError } from '#lib/local/sam/template';
-import { StartupError, startLocalService } from '#lib/local/service';
+import { StartupError, startLocalService, stopOnSignals } from '#lib/local/service';
 import { defaultTableName } from '#lib/table';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -27,21 +27,7 @@ try {
   console.log(`  ${routing.summary}`);
   console.log(`  data: ${dataDir} (table "${tableName}", DynamoDB Local at ${service.dynamodbEndpoint})`);
   console.log('  Ctrl-C stops it.');
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping...`);
-    service.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        console.error('Could not stop cleanly:', error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  stopOnSignals(service);
 } catch (error) {
   if (error instanceof TemplateError || error instanceof StartupError || error instanceof DynamoDbLocalError) {
     console.error(`The documents service could not start from the template. ${error.message}`);

@@ -284,6 +284,25 @@ async function publishEndpoint(dataDir: string, endpoint: string): Promise<() =>
   return () => unlink(path).catch(() => {});
 }
 
+/** Ctrl-C or SIGTERM stops the service (its DynamoDB Local and S3 emulator with it), then the process. */
+export function stopOnSignals(service: Pick<LocalService, 'stop'>): void {
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping...`);
+    service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error('Could not stop cleanly:', error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
+
 /** The endpoint of the DynamoDB Local a live local service runs on `dataDir`, if there is one. */
 export async function runningEndpoint(dataDir: string): Promise<string | undefined> {
   const owner = Number((await readFile(join(dataDir, 'dynamodb.pid'), 'utf8').catch(() => '')).trim());
