@@ -17,7 +17,7 @@ import { tableDefinition } from '#lib/table';
 import { ApiAuth } from './auth';
 import { BackgroundWorker } from './background-worker';
 import { type DeploymentConfig, retentionDays } from './config';
-import { FileBucket } from './file-bucket';
+import { FILES_METRICS_FILTER, FileBucket } from './file-bucket';
 import { Monitoring, type WatchedFunction } from './monitoring';
 import { RouteFunction } from './route-function';
 
@@ -151,9 +151,9 @@ export class DocumentsStack extends Stack {
 
     const worker = new BackgroundWorker(this, 'Worker', { table, logRetention, removalPolicy, observability });
 
-    // Alarms to the configured subscriber, and the dashboard (docs/operations.md). The files
-    // feature passes its bucket as `uploads` to get the S3 and upload alarms.
-    new Monitoring(this, 'Monitoring', {
+    // Alarms to the configured subscriber, and the dashboard (docs/operations.md), with the file
+    // bucket's S3 4xx and 5xx (broken presigned URLs).
+    const monitoring = new Monitoring(this, 'Monitoring', {
       metricsNamespace: config.metricsNamespace,
       ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
       api,
@@ -161,6 +161,7 @@ export class DocumentsStack extends Stack {
       functions: [...watched, { name: 'Worker', fn: worker.worker }],
       worker,
     });
+    monitoring.watchUploads({ bucket: files.bucket, metricsFilterId: FILES_METRICS_FILTER });
 
     new CfnOutput(this, 'EventBusName', { value: worker.eventBus.eventBusName, description: 'Where changes are published' });
     new CfnOutput(this, 'FailedRecordsQueueUrl', {

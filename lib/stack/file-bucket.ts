@@ -30,6 +30,9 @@ export interface FileBucketProps {
   readonly logRetentionDays: number;
 }
 
+/** The bucket's request-metrics filter (all objects), which the S3 alarms read. */
+export const FILES_METRICS_FILTER = 'EntireBucket';
+
 export class FileBucket extends Construct {
   readonly bucket: Bucket;
   readonly accessLogs: Bucket;
@@ -61,6 +64,9 @@ export class FileBucket extends Construct {
       ...privateBucket,
       serverAccessLogsBucket: this.accessLogs,
       serverAccessLogsPrefix: 'files/',
+      // CloudWatch request metrics (4xx, 5xx, all requests) for the whole bucket: the S3 alarms of
+      // lib/stack/monitoring.ts watch broken presigned URLs on them. Billed as custom metrics.
+      metrics: [{ id: FILES_METRICS_FILTER }],
       lifecycleRules: [
         {
           id: 'AbortIncompleteMultipartUploads',

@@ -15,9 +15,9 @@
  *   service uses.
  * - **The worker**: its alarms (background-worker.ts: failed records, iterator age, failing
  *   sweeps) notify the same topic.
- * - **Uploads** (the files feature calls `watchUploads` with its bucket): S3 4xx and 5xx of the
- *   bucket (broken presigned URLs) and the upload finalising step's failures. Until it does,
- *   there is no bucket, and no S3 alarm.
+ * - **Uploads** (`watchUploads`, with the file bucket): S3 4xx and 5xx of the bucket (broken
+ *   presigned URLs) and failed uploads (the finalising step's metric, and its function's errors
+ *   once the files feature passes it).
  */
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
@@ -93,7 +93,7 @@ export interface WatchedFunction {
 /**
  * The files feature's part: its bucket, with a request-metrics configuration of `metricsFilterId`
  * (S3 publishes 4xxErrors/5xxErrors only for such a filter), and, if there is one, the function
- * that finalises uploads. Without it, no S3 alarm is made (there is no bucket to watch).
+ * that finalises uploads.
  */
 export interface WatchedUploads {
   readonly bucket: IBucket;

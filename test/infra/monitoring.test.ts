@@ -7,15 +7,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
-import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_NAME, serviceMetrics } from '#core/metrics';
 import { fallbackRoute, routes } from '#functions/routes';
 import { projectRoot } from '#lib/bundling';
 import { buildApp, projectContext } from '#lib/stack/app';
-import { alarmThresholds, type Monitoring, watchedTableOperations } from '#lib/stack/monitoring';
+import { FILES_METRICS_FILTER, type FileBucket } from '#lib/stack/file-bucket';
+import { alarmThresholds, watchedTableOperations } from '#lib/stack/monitoring';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
@@ -99,9 +99,8 @@ describe('the alarms', () => {
     }
   });
 
-  it('count: the API, one per function (routes, fallback, worker), the table twice, the worker three', () => {
-    // No S3 alarm: the stack has no bucket until the files feature passes one (see below).
-    expect(Object.keys(alarms(traced))).toHaveLength(1 + routes.length + 2 + 2 + 3);
+  it('count: the API, one per function (routes, fallback, worker), the table twice, the worker three, the uploads three', () => {
+    expect(Object.keys(alarms(traced))).toHaveLength(1 + routes.length + 2 + 2 + 3 + 3);
   });
 
   it('API 5xx: more than 1% of at least 20 requests, in two 5-minute periods running', () => {
@@ -149,20 +148,15 @@ describe('the alarms', () => {
   });
 });
 
-describe('the uploads (the files feature passes its bucket)', () => {
+describe('the uploads: the file bucket (lib/stack/file-bucket.ts)', () => {
   it('adds the S3 4xx rate, S3 5xx and failed-upload alarms, on the bucket’s request-metrics filter and the service namespace', () => {
     const { stack } = appFor({ metricsNamespace: NAMESPACE });
-    const bucket = new Bucket(stack, 'WatchedFiles', {
-      encryption: BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      removalPolicy: RemovalPolicy.DESTROY,
-      metrics: [{ id: 'EntireBucket' }],
-    });
-    Validations.of(bucket).acknowledge({ id: 'AwsSolutions-S1', reason: 'A test bucket.' });
-    (stack.node.findChild('Monitoring') as Monitoring).watchUploads({ bucket, metricsFilterId: 'EntireBucket' });
     const template = Template.fromStack(stack);
+    const bucket = (stack.node.findChild('Files') as FileBucket).bucket;
     const bucketRef = { Ref: stack.getLogicalId(bucket.node.defaultChild as CfnBucket) };
+    expect(resourcesOf(template, 'AWS::S3::Bucket')[bucketRef.Ref]?.Properties.MetricsConfigurations).toEqual([
+      { Id: FILES_METRICS_FILTER },
+    ]);
 
     const clientErrors = alarm(template, 'MonitoringBucketClientErrorsAlarm');
     expect(expressionOf(clientErrors)).toContain('100 * FILL(errors, 0) / requests');
@@ -171,7 +165,7 @@ describe('the uploads (the files feature passes its bucket)', () => {
       expect(metric.Namespace).toBe('AWS/S3');
       expect(metric.Dimensions).toEqual([
         { Name: 'BucketName', Value: bucketRef },
-        { Name: 'FilterId', Value: 'EntireBucket' },
+        { Name: 'FilterId', Value: FILES_METRICS_FILTER },
       ]);
     }
     expect(alarm(template, 'MonitoringBucketServerErrorsAlarm')).toMatchObject({ Namespace: 'AWS/S3', MetricName: '5xxErrors' });
