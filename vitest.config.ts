@@ -33,7 +33,6 @@ const FAST = [
  */
 const LONGEST_FIRST = [
   'test/infra/synth.test.ts',
-  'test/api/template-mode.test.ts',
   'test/members/members.test.ts',
   'test/trash/trash.test.ts',
   'test/repositories/lifecycle.test.ts',

@@ -3,6 +3,12 @@
  * notices, any network use sent to a dead proxy), bundling every function with the local
  * esbuild; without `-c env` it refuses. Then cdk-nag: every committed environment passes, and
  * an unacknowledged finding fails the synth.
+ *
+ * The same synth serves `npm run start:template` (lib/local/sam/serve.ts): the API from the
+ * template's routes and integrations and its bundles, as `sam local start-api` serves it, with the
+ * template's JWT authorizer applied by the local gateway. The smoke: one route of each resource,
+ * the public reference, a 401 and the `$default` fallback, every answer held to openapi.json.
+ * (One synth for both: each bundles every function, a minute of the suite.)
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -13,7 +19,13 @@ import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, sweeperFunction, workerFunction } from '#functions/routes';
 import { bundleHandler, projectRoot } from '#lib/bundling';
+import { templatePath } from '#lib/local/sam/invoke';
+import { templateRouting } from '#lib/local/sam/serve';
+import { readTemplate } from '#lib/local/sam/template';
+import { type LocalService, startLocalService } from '#lib/local/service';
 import { buildApp, projectContext } from '#lib/stack/app';
+import { createTestTable } from '#test/support/dynamodb';
+import { Api, ensure, newDocument, newFolder, newRepository, newUser, setRole } from '#test/support/http';
 
 const run = promisify(execFile);
 const outdir = mkdtempSync(join(tmpdir(), 'cdk-out-'));
@@ -137,4 +149,52 @@ describe('cdk-nag', () => {
       expect(() => app.synth(), env).not.toThrow();
     }
   }, 240_000);
+});
+
+describe('the API served from that template (npm run start:template, as sam local start-api serves it)', () => {
+  let service: LocalService;
+  let summary = '';
+  const dataDir = mkdtempSync(join(tmpdir(), 'template-mode-'));
+  beforeAll(async () => {
+    const routing = templateRouting(readTemplate(templatePath(ENVIRONMENT, outdir)));
+    summary = routing.summary;
+    const { endpoint, tableName } = await createTestTable();
+    service = await startLocalService({ port: 0, dataDir, tableName, dynamodbEndpoint: endpoint, log: () => {}, routing });
+  }, 120_000);
+  afterAll(async () => {
+    await service?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves every route of the template, with the local issuer (the dev template names a Cognito pool)', () => {
+    expect(summary).toMatch(/^\d+ routes and \$default from .*DocumentsService-dev\.template\.json; tokens from the local issuer/);
+  });
+
+  it('answers one route of each resource through the bundles', async () => {
+    const alice = await newUser(service);
+    const bob = await newUser(service);
+    const repo = await newRepository(alice.api, { name: 'Handbook' });
+    const folder = await newFolder(alice.api, repo.rootFolderId, 'Guides');
+    const document = await newDocument(alice.api, folder.id, { name: 'intro.md', content: 'Hello' });
+    expect(ensure(await alice.api.get(`/document/${document.id}`), 200).body).toMatchObject({ name: 'intro.md', content: 'Hello' });
+    expect(ensure(await alice.api.get(`/folder/${folder.id}/documents`), 200).body.items).toHaveLength(1);
+    await setRole(alice.api, repo.id, bob.sub, 'viewer');
+    expect(ensure(await bob.api.get(`/${repo.id}`), 200).body).toMatchObject({ role: 'viewer' });
+    expect(ensure(await alice.api.get(`/document/${document.id}/revisions`), 200).body.items).toHaveLength(1);
+    ensure(await alice.api.delete(`/document/${document.id}`), 204);
+    expect(ensure(await alice.api.get(`/${repo.id}/trash`), 200).body.items).toHaveLength(1);
+    ensure(await alice.api.get(`/${repo.id}/changes?cursor=latest`), 200);
+  });
+
+  it('applies the authorizer (401 without a token), serves the public reference, and sends the rest to $default', async () => {
+    const anonymous = new Api(service.url);
+    const refused = await anonymous.get('/');
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    expect(ensure(await anonymous.get('/openapi.json'), 200).body).toMatchObject({ openapi: expect.stringMatching(/^3\./) });
+    expect((await anonymous.get('/no/such/path/here')).status).toBe(404);
+    const alice = await newUser(service);
+    const wrongMethod = await alice.api.request('PATCH', '/document');
+    expect(wrongMethod.status).toBe(405);
+  });
 });
