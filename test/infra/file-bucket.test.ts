@@ -151,7 +151,10 @@ describe('its Object Created events', () => {
     });
     const finaliserId = idOf('AWS::Lambda::Function', 'FinaliserFunction');
     expect(rule!.Properties.Targets).toEqual([
-      expect.objectContaining({ Arn: { 'Fn::GetAtt': [finaliserId, 'Arn'] }, RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 } }),
+      expect.objectContaining({
+        Arn: { 'Fn::GetAtt': [finaliserId, 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
+      }),
     ]);
   });
 });
