@@ -46,6 +46,7 @@ import {
 } from '../items/upload';
 import { releaseBytes, reserveBytes, USAGE_STEP, usageKey } from '../items/usage';
 import { quotaBytes, uploadLifetimeMs } from '../limits';
+import { logger } from '../logger';
 import { recordMetric } from '../metrics';
 import { nameKey } from '../names';
 import { DEFAULT_FILE_CONTENT_TYPE } from '../requests';
@@ -247,7 +248,7 @@ export async function cancelUpload(caller: Caller, uploadId: string): Promise<vo
     // Completed or failed meanwhile: say what it is now.
     return cancelUpload(caller, uploadId);
   }
-  await deleteBytes(upload);
+  await deleteBytesOrLeaveThem(upload);
 }
 
 /** Past its expiry an upload is 410, whatever it became (its record stays a week, then it is 404). */
@@ -432,7 +433,7 @@ async function failUpload(upload: StoredUpload, problem: HttpError): Promise<nev
     throw problem;
   }
   recordMetric('uploadsFailed');
-  await deleteBytes(upload);
+  await deleteBytesOrLeaveThem(upload);
   throw problem;
 }
 
@@ -558,6 +559,21 @@ async function hashObject(key: string): Promise<string> {
 export async function deleteBytes(upload: Pick<StoredUpload, 'objectKey' | 's3UploadId'>): Promise<void> {
   if (upload.s3UploadId) await abortQuietly(upload.objectKey, upload.s3UploadId);
   await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: upload.objectKey }));
+}
+
+/**
+ * Deletes the bytes of an upload that was just cancelled or failed, then takes it out of the
+ * sweep index. The status change is committed already, so the answer stands whatever happens
+ * here: bytes the bucket would not delete now are deleted by the sweeper, which the status change
+ * asked to look (`lookFrom`).
+ */
+async function deleteBytesOrLeaveThem(upload: StoredUpload): Promise<void> {
+  try {
+    await deleteBytes(upload);
+    await transactWrite({ upload: sweptStep(upload) });
+  } catch (error) {
+    logger.warn('upload: its bytes are left for the sweeper to delete', { error: error as Error, uploadId: upload.id });
+  }
 }
 
 async function abortQuietly(key: string, uploadId: string): Promise<void> {
