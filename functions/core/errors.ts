@@ -18,6 +18,7 @@ export type ProblemKind =
   | 'member-limit'
   | 'repository-limit'
   | 'depth-limit'
+  | 'quota-exceeded'
   | 'request-in-progress'
   | 'cursor-expired'
   | 'precondition-failed'
@@ -44,6 +45,7 @@ export const problems: Readonly<Record<ProblemKind, { status: number; title: str
   'member-limit': { status: 409, title: 'The repository has as many members as it may' },
   'repository-limit': { status: 409, title: 'The user is in as many repositories as they may' },
   'depth-limit': { status: 409, title: 'Folders nest too deep' },
+  'quota-exceeded': { status: 409, title: "The repository's storage quota is reached" },
   'request-in-progress': { status: 409, title: 'A request with this Idempotency-Key is in progress' },
   'cursor-expired': { status: 410, title: 'The cursor is older than the feed keeps' },
   'precondition-failed': { status: 412, title: 'Precondition Failed' },

@@ -476,6 +476,13 @@ export interface components {
              * @enum {string}
              */
             role: "owner" | "editor" | "viewer";
+            /** @description Storage used and allowed; in `GET /{id}` only. */
+            usage?: {
+                /** @description The `size` of every kept version, plus the declared `size` of every open upload. */
+                bytes: number;
+                /** @description The most `bytes` may reach. */
+                quota: number;
+            };
             /** @description 1 when the repository is made, +1 on every change; the ETag is `"<version>"`. */
             version: number;
             /**
@@ -541,10 +548,17 @@ export interface components {
             name: string;
             /** @example text/markdown; charset=utf-8 */
             contentType: string;
-            /** @description UTF-8 text. */
-            content: string;
-            /** @description Bytes of `content` in UTF-8. */
+            /**
+             * @description `inline`: UTF-8 text in `content`; `file`: bytes of any type, fetched from `/content`.
+             * @enum {string}
+             */
+            storage: "inline" | "file";
+            /** @description UTF-8 text; inline documents only (`storage: "inline"`). */
+            content?: string;
+            /** @description Bytes of the content: of `content` in UTF-8, or of the file. */
             size: number;
+            /** @description The SHA-256 of those bytes, in lowercase hex. */
+            sha256: string;
             /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
             version: number;
             /**
@@ -579,8 +593,15 @@ export interface components {
             name: string;
             /** @example text/markdown; charset=utf-8 */
             contentType: string;
-            /** @description Bytes of `content` in UTF-8. */
+            /**
+             * @description `inline`: UTF-8 text in `content`; `file`: bytes of any type, fetched from `/content`.
+             * @enum {string}
+             */
+            storage: "inline" | "file";
+            /** @description Bytes of the content: of `content` in UTF-8, or of the file. */
             size: number;
+            /** @description The SHA-256 of those bytes, in lowercase hex. */
+            sha256: string;
             /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
             version: number;
             /**
@@ -697,8 +718,15 @@ export interface components {
             /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
             name: string;
             contentType: string;
-            /** @description Bytes of `content` in UTF-8. */
+            /**
+             * @description `inline`: UTF-8 text in `content`; `file`: bytes of any type, fetched from `/content`.
+             * @enum {string}
+             */
+            storage: "inline" | "file";
+            /** @description Bytes of the content: of `content` in UTF-8, or of the file. */
             size: number;
+            /** @description The SHA-256 of those bytes, in lowercase hex. */
+            sha256: string;
             /**
              * Format: date-time
              * @description When this version was written.
@@ -709,8 +737,8 @@ export interface components {
              * @example alice
              */
             updatedBy: string;
-            /** @description UTF-8 text. */
-            content: string;
+            /** @description UTF-8 text; inline revisions only (a file revision's bytes: `…/revisions/{version}/content`). */
+            content?: string;
         };
         RevisionSummary: {
             /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
@@ -718,8 +746,15 @@ export interface components {
             /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
             name: string;
             contentType: string;
-            /** @description Bytes of `content` in UTF-8. */
+            /**
+             * @description `inline`: UTF-8 text in `content`; `file`: bytes of any type, fetched from `/content`.
+             * @enum {string}
+             */
+            storage: "inline" | "file";
+            /** @description Bytes of the content: of `content` in UTF-8, or of the file. */
             size: number;
+            /** @description The SHA-256 of those bytes, in lowercase hex. */
+            sha256: string;
             /**
              * Format: date-time
              * @description When this version was written.
@@ -900,6 +935,16 @@ export interface components {
             /** @constant */
             type: "urn:problem-type:documents:depth-limit";
             /** @example Folders nest too deep */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        QuotaExceededProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:quota-exceeded";
+            /** @example The repository's storage quota is reached */
             title: string;
             /** @constant */
             status: 409;
@@ -2109,7 +2154,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such document or target folder, or you are not a member of its repository. */
             404: components["responses"]["NotFound"];
-            /** @description The target folder already has a folder or document of that name. Or: A request with the same Idempotency-Key is still running. */
+            /** @description The target folder already has a folder or document of that name. Or: The new version's size (every version counts, a rename too) would take the repository past its storage quota. Or: A request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2117,7 +2162,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RequestInProgressProblem"];
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["QuotaExceededProblem"] | components["schemas"]["RequestInProgressProblem"];
                 };
             };
             /** @description The stored version is not the one in `If-Match` or `version`; nothing changed. */
@@ -2177,7 +2222,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such folder, or you are not a member of its repository. */
             404: components["responses"]["NotFound"];
-            /** @description The folder already has a folder or document of that name, or a document with that `id` exists. Or: A request with the same Idempotency-Key is still running. */
+            /** @description The folder already has a folder or document of that name, or a document with that `id` exists. Or: The content's size would take the repository past its storage quota (`GET /{id}`: `usage`). Or: A request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2185,7 +2230,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RequestInProgressProblem"];
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["QuotaExceededProblem"] | components["schemas"]["RequestInProgressProblem"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2354,7 +2399,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such repository (or you are not a member of it), no such item in its trash, or no such target folder. */
             404: components["responses"]["NotFound"];
-            /** @description The folder it goes back into has an item of that name: give another `name`. Or: The folder it was in is gone or in the trash: give a `folderId`. Or: The target folder is the folder itself or below it. Or: The folder, or a folder below it, would be more than 50 levels below the root folder. Or: A request with the same Idempotency-Key is still running. */
+            /** @description The folder it goes back into has an item of that name: give another `name`. Or: The folder it was in is gone or in the trash: give a `folderId`. Or: The target folder is the folder itself or below it. Or: The folder, or a folder below it, would be more than 50 levels below the root folder. Or: A document restored under another name or into another folder is a new version: it would take the repository past its storage quota. Or: A request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2362,7 +2407,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RestoreTargetGoneProblem"] | components["schemas"]["FolderCycleProblem"] | components["schemas"]["DepthLimitProblem"] | components["schemas"]["RequestInProgressProblem"];
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RestoreTargetGoneProblem"] | components["schemas"]["FolderCycleProblem"] | components["schemas"]["DepthLimitProblem"] | components["schemas"]["QuotaExceededProblem"] | components["schemas"]["RequestInProgressProblem"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -2577,7 +2622,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such document, or you are not a member of its repository; or the document has no such revision (any longer). */
             404: components["responses"]["NotFound"];
-            /** @description A request with the same Idempotency-Key is still running. */
+            /** @description The new version's size would take the repository past its storage quota. Or: A request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2585,7 +2630,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["RequestInProgressProblem"];
+                    "application/problem+json": components["schemas"]["QuotaExceededProblem"] | components["schemas"]["RequestInProgressProblem"];
                 };
             };
             /** @description The stored version is not the one in `If-Match`; nothing changed. */
