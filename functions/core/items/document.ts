@@ -435,7 +435,18 @@ export function writeFileVersion(
 ): Promise<Document> {
   if (target.kind === 'create') return createVersion(caller, target, fileContent(file), options);
   const precondition: Precondition = target.expectedVersion === undefined ? {} : { version: target.expectedVersion };
-  return writeUpdate(caller, target.documentId, precondition, {
+  return writeFileContent(caller, target.documentId, file, precondition, options);
+}
+
+/** A new version of a document whose content is a file already in the bucket, on `precondition` (`If-Match`). */
+export function writeFileContent(
+  caller: Caller,
+  documentId: string,
+  file: FileVersion,
+  precondition: Precondition,
+  options: UsageOptions = { reserved: false },
+): Promise<Document> {
+  return writeUpdate(caller, documentId, precondition, {
     changeType: 'updated',
     keys: [],
     change: async () => ({ content: fileContent(file) }),
