@@ -24,6 +24,16 @@ import {
 } from '@aws-sdk/client-s3';
 import { bucketName, fileKeyPrefix, presignedUrl, s3 } from '../bucket';
 import { ConditionFailed, check, transactWrite } from '../db/client';
+import {
+  type HttpError,
+  invalidField,
+  notFound,
+  HttpError as Problem,
+  type ProblemKind,
+  preconditionFailed,
+  problems,
+  problemTypePrefix,
+} from '../errors';
 
 XX;
 
