@@ -10,8 +10,10 @@
  *   (`credentialsOf`) and may do only what its route declares (`s3ActionsOf`, functions/routes.ts),
  *   on keys under the file prefix, as the stack grants on AWS. A presigned URL carries the
  *   rights of the function that signed it, as on S3.
- * - ListParts and AbortMultipartUpload, which s3rver lacks, are answered here, and
- *   DeleteObjects too: IAM authorizes it key by key, and its body's checksum is checked.
+ * - ListParts, ListMultipartUploads and AbortMultipartUpload, which s3rver lacks, are answered
+ *   here, and DeleteObjects too: IAM authorizes it key by key, and its body's checksum is checked.
+ *   A function may list uploads only under the file prefix (stricter than AWS, where
+ *   `s3:ListBucketMultipartUploads` has no prefix condition: code that lists elsewhere fails here).
  * - Writes are atomic (a temporary file renamed into place), so a reader or a crash never sees
  *   half an object or half a part; a part for an upload that is gone is NoSuchUpload, not a new
  *   upload; completing checks each part (InvalidPart, InvalidPartOrder, EntityTooSmall) and
@@ -196,6 +198,10 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       await listParts(res, request);
       return true;
     }
+    if (request.operation === 'ListMultipartUploads') {
+      await listUploads(res, request);
+      return true;
+    }
     if (request.operation === 'AbortMultipartUpload') {
       await abortUpload(request);
       res.writeHead(204, { 'x-amz-request-id': requestId() }).end();
@@ -255,6 +261,52 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       ),
       '<StorageClass>STANDARD</StorageClass>',
       '</ListPartsResult>',
+    ].join('');
+    res
+      .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
+      .end(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
+  }
+
+  /** ListMultipartUploads: the uploads in progress under `prefix`, by key then upload id, paged by the markers. */
+  async function listUploads(res: ServerResponse, request: Classified): Promise<void> {
+    const prefix = request.prefix ?? '';
+    const keyMarker = request.params.get('key-marker') ?? '';
+    const uploadIdMarker = request.params.get('upload-id-marker') ?? '';
+    const maxUploads = Math.min(1000, Number(request.params.get('max-uploads') ?? 1000) || 1000);
+    const dir = uploadsDir(request.bucket);
+    const ids = (await readdir(dir).catch(() => [] as string[])).filter((name) => /^[0-9a-f]{32}$/.test(name));
+    const uploads = (
+      await Promise.all(
+        ids.map(async (uploadId) => {
+          const [key, info] = await Promise.all([
+            readFile(join(dir, uploadId, 'key'), 'utf8').catch(() => undefined),
+            stat(join(dir, uploadId)).catch(() => undefined),
+          ]);
+          return key !== undefined && info ? { key, uploadId, initiated: info.mtime } : undefined;
+        }),
+      )
+    )
+      .filter((upload) => upload !== undefined)
+      .filter(({ key }) => key.startsWith(prefix))
+      .filter(({ key, uploadId }) => key > keyMarker || (uploadIdMarker !== '' && key === keyMarker && uploadId > uploadIdMarker))
+      .sort((a, b) => (a.key === b.key ? (a.uploadId < b.uploadId ? -1 : 1) : a.key < b.key ? -1 : 1));
+    const page = uploads.slice(0, maxUploads);
+    const truncated = uploads.length > page.length;
+    const last = page.at(-1);
+    const xml = [
+      `<ListMultipartUploadsResult xmlns="${S3_NAMESPACE}">`,
+      `<Bucket>${escapeXml(request.bucket)}</Bucket>`,
+      `<KeyMarker>${escapeXml(keyMarker)}</KeyMarker><UploadIdMarker>${escapeXml(uploadIdMarker)}</UploadIdMarker>`,
+      ...(truncated && last
+        ? [`<NextKeyMarker>${escapeXml(last.key)}</NextKeyMarker><NextUploadIdMarker>${last.uploadId}</NextUploadIdMarker>`]
+        : []),
+      `<Prefix>${escapeXml(prefix)}</Prefix><MaxUploads>${maxUploads}</MaxUploads><IsTruncated>${truncated}</IsTruncated>`,
+      ...page.map(
+        (upload) =>
+          `<Upload><Key>${escapeXml(upload.key)}</Key><UploadId>${upload.uploadId}</UploadId>` +
+          `<Initiated>${upload.initiated.toISOString()}</Initiated><StorageClass>STANDARD</StorageClass></Upload>`,
+      ),
+      '</ListMultipartUploadsResult>',
     ].join('');
     res
       .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
@@ -376,7 +428,7 @@ interface Classified {
   bucket: string;
   key: string;
   params: Map<string, string>;
-  /** ListBucket: the prefix listed. */
+  /** ListBucket, ListMultipartUploads: the prefix listed. */
   prefix?: string;
   /** CopyObject: the source key, which needs s3:GetObject too. */
   copySource?: string;
@@ -393,6 +445,9 @@ function classify(method: string, url: string, headers: IncomingMessage['headers
   if (!bucket) return { ...base, operation: 'ListBuckets', action: undefined };
   if (!key) {
     if (method === 'POST' && has('delete')) return { ...base, operation: 'DeleteObjects', action: 's3:DeleteObject' };
+    if (method === 'GET' && has('uploads')) {
+      return { ...base, operation: 'ListMultipartUploads', action: 's3:ListBucketMultipartUploads', prefix: params.get('prefix') ?? '' };
+    }
     const listing = method === 'GET' && ![...params.keys()].some((name) => BUCKET_SUBRESOURCES.has(name));
     return listing
       ? { ...base, operation: 'ListObjects', action: 's3:ListBucket', prefix: params.get('prefix') ?? '' }
@@ -476,7 +531,7 @@ function authorize(name: string, grants: readonly S3Action[], request: Classifie
   if (request.action === undefined) deny(`s3:${request.operation}`);
   const action = request.action!;
   if (!grants.includes(action)) deny(action);
-  const inPrefix = action === 's3:ListBucket' ? (request.prefix ?? '').startsWith(prefix) : request.key.startsWith(prefix);
+  const inPrefix = request.prefix !== undefined ? request.prefix.startsWith(prefix) : request.key.startsWith(prefix);
   if (!inPrefix) deny(action);
   if (request.copySource !== undefined) {
     const [, ...sourceKey] = request.copySource.split('/');

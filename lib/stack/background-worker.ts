@@ -25,6 +25,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { type CfnFunction, FilterCriteria, type IFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { sweepIndex } from '#core/items/task';
@@ -56,7 +57,14 @@ export class BackgroundWorker extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: { table: Table; logRetention: RetentionDays; removalPolicy: RemovalPolicy; observability: Observability },
+    props: {
+      table: Table;
+      /** The file bucket: the worker and the sweeper remove the bytes of what is purged (functions/core/files/objects.ts). */
+      bucket: IBucket;
+      logRetention: RetentionDays;
+      removalPolicy: RemovalPolicy;
+      observability: Observability;
+    },
   ) {
     super(scope, id);
     const { table } = props;
@@ -86,6 +94,7 @@ export class BackgroundWorker extends Construct {
     const workerConstruct = new RouteFunction(this, 'Function', {
       route: workerFunction,
       table,
+      bucket: props.bucket,
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       timeoutSeconds: WORKER_TIMEOUT_SECONDS,
@@ -141,6 +150,7 @@ export class BackgroundWorker extends Construct {
     const sweeperConstruct = new RouteFunction(this, 'Sweeper', {
       route: sweeperFunction,
       table,
+      bucket: props.bucket,
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       timeoutSeconds: SWEEPER_TIMEOUT_SECONDS,

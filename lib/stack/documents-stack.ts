@@ -149,7 +149,7 @@ export class DocumentsStack extends Stack {
       });
     }
 
-    const worker = new BackgroundWorker(this, 'Worker', { table, logRetention, removalPolicy, observability });
+    const worker = new BackgroundWorker(this, 'Worker', { table, bucket: files.bucket, logRetention, removalPolicy, observability });
 
     // Alarms to the configured subscriber, and the dashboard (docs/operations.md), with the file
     // bucket's S3 4xx and 5xx (broken presigned URLs).

@@ -6,7 +6,7 @@
  * ../use-cases/trash.ts; restoring a revision: ../use-cases/revisions.ts.
  */
 
-import { ConditionFailed, check, deleteItems, type Item, optimistically, put, transactWrite } from '../db/client';
+import { ConditionFailed, check, type Item, optimistically, put, transactWrite } from '../db/client';
 import { itemIsAbsent } from '../db/conditions';
 import { queryPage } from '../db/queries';
 import { conflict, notFound } from '../errors';
@@ -18,7 +18,7 @@ import type { Caller, ChangeType, Document, DocumentSummary } from '../resources
 import { recordChange } from './change';
 import { claimName, entrySteps, nameConflict, nameTaken } from './entry';
 import { checkMoveTarget, liveFolderIn, repositoryOfFolder, targetKeys } from './folder';
-import { documentKey, documentPartition, folderKey, ITEM_SORT_KEY, type Key, keyOf } from './keys';
+import { documentKey, documentPartition, folderKey, ITEM_SORT_KEY, type Key } from './keys';
 import { firstVersion, resourceOf } from './resource-of';
 import { revisionSteps } from './revision';
 import { ACCESS_STEP, authorized, explainAccess, type Lookup, readWithRole, roleCheck } from './role';
@@ -203,13 +203,3 @@ export async function readDocumentItems(documentId: string, limit: number) {
 
 /** Whether an item of a document's partition is the document item itself. */
 export const isDocumentItem = (item: Item) => item.SK === ITEM_SORT_KEY.document;
-
-/**
- * Deletes documents' items (a purge), each document item last: while it exists its id stays
- * taken, so a client cannot make a new document with that id whose revisions this purge would
- * then delete.
- */
-export async function deleteDocumentItems(items: Item[]) {
-  await deleteItems(items.filter((item) => !isDocumentItem(item)).map(keyOf));
-  await deleteItems(items.filter(isDocumentItem).map(keyOf));
-}

@@ -4,6 +4,8 @@
  *   REPO#<repoId>        REPO                         repository
  *   REPO#<repoId>        M#<userId>                   member (listed by user id)
  *   REPO#<repoId>        TRASH#<deletedAt>#<itemId>   trash record (listed newest first)
+ *   REPO#<repoId>        USAGE                        the repository's storage usage (`bytes`)
+ *   REPO#<repoId>        UPLOAD#<uploadId>            upload session
  *   ACL#<repoId>#<nn>    ACL                          roles of the members whose home bucket is nn or one of the ACL_LANES - 1 before it
  *   USER#<userId>        REPO#<nameKey>\x01<repoId>   membership (the user's repositories, by name)
  *   USER#<userId>        PROFILE                      how many repositories the user is in
@@ -56,6 +58,7 @@ export const ITEM_SORT_KEY = {
   task: 'TASK',
   feedSequence: 'SEQ',
   idempotency: 'IDEMPOTENCY',
+  usage: 'USAGE',
 } as const;
 
 export const repositoryPartition = (repositoryId: string) => `${PARTITION.repository}${repositoryId}`;
@@ -75,6 +78,8 @@ export const trashKey = (repositoryId: string, deletedAt: string, itemId: string
   PK: repositoryPartition(repositoryId),
   SK: `${TRASH_PREFIX}${deletedAt}#${itemId}`,
 });
+/** The repository's storage usage (`bytes`): what its kept versions and open uploads take. */
+export const usageKey = (repositoryId: string): Key => ({ PK: repositoryPartition(repositoryId), SK: ITEM_SORT_KEY.usage });
 /** A trash record's key, from the sort key its item's trash mark keeps. */
 export const trashKeyOfSortKey = (repositoryId: string, sortKey: string): Key => ({ PK: repositoryPartition(repositoryId), SK: sortKey });
 /** When the item of a trash record's sort key was deleted (ISO 8601: no `#` in it). */
@@ -106,6 +111,7 @@ export const MEMBER_PREFIX = 'M#';
 export const TRASH_PREFIX = 'TRASH#';
 export const REVISION_PREFIX = 'REV#';
 export const CONTENT_PREFIX = 'CONTENT#';
+export const UPLOAD_PREFIX = 'UPLOAD#';
 /** The highest version a revision key holds (10 digits). */
 export const MAX_REVISION = 9_999_999_999;
 export const MEMBERSHIP_PREFIX = 'REPO#';
