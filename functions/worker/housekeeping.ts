@@ -69,10 +69,16 @@ export async function pruneRevisions(document: { id: string; repositoryId: strin
     const contents = new Set(reclaimed.map((r) => r.contentVersion as number));
     contents.delete(kept.contentVersion as number);
     const contentKeys = [...contents].map((v) => contentKey(documentId, v));
-    const lookup = await getItems([documentKey(documentId), usageKey(repositoryId), ...contentKeys]);
-    if (!lookup(documentKey(documentId))) return; // purged meanwhile
-    const released = reclaimed.reduce((sum, r) => sum + ((r.size as number | undefined) ?? 0), 0);
-    const objectKeys = [...new Set(contentKeys.map((key) => lookup(key)?.objectKey).filter((key) => typeof key === 'string'))];
+    // Only a file's content item names an object (its revisions say `storage: 'file'`): inline text is not read.
+    const files = new Set(reclaimed.filter((r) => r.storage === 'file').map((r) => r.contentVersion as number));
+    const fileContentKeys = [...contents].filter((v) => files.has(v)).map((v) => contentKey(documentId, v));
+    const lookup = await getItems([documentKey(documentId), usageKey(repositoryId), ...fileContentKeys]);
+    const stored = lookup(documentKey(documentId));
+    if (!stored) return; // purged meanwhile
+    // A document that counts no `keptBytes` (written before they were counted) gives nothing back.
+    const released =
+      typeof stored.keptBytes === 'number' ? reclaimed.reduce((sum, r) => sum + ((r.size as number | undefined) ?? 0), 0) : 0;
+    const objectKeys = [...new Set(fileContentKeys.map((key) => lookup(key)?.objectKey).filter((key) => typeof key === 'string'))];
     const writes: Record<string, TransactItem> = {};
     for (const [i, r] of reclaimed.entries()) writes[`revision${i}`] = remove(revisionKey(documentId, r.version as number), itemExists);
     for (const [i, key] of contentKeys.entries()) writes[`content${i}`] = remove(key);
