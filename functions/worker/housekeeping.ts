@@ -83,10 +83,12 @@ export async function pruneRevisions(document: { id: string; repositoryId: strin
     for (const [i, r] of reclaimed.entries()) writes[`revision${i}`] = remove(revisionKey(documentId, r.version as number), itemExists);
     for (const [i, key] of contentKeys.entries()) writes[`content${i}`] = remove(key);
     if (released > 0) {
+      // The request to prune goes too: this MODIFY must not bring the worker back for nothing
+      // (the stream's filter passes a document that carries it); the next write past the 100th version asks again.
       writes.document = update(
         documentKey(documentId),
-        'ADD #kept :released',
-        { '#kept': 'keptBytes' },
+        'ADD #kept :released REMOVE #prune',
+        { '#kept': 'keptBytes', '#prune': 'pruneRevisions' },
         { ':released': -released },
         itemExists,
       );
