@@ -30,6 +30,7 @@ import type { Task } from '#core/items/task';
 import { DAY_MS } from '#core/limits';
 import { nameKey } from '#core/names';
 import { purgeDocument } from '#core/use-cases/purge';
+import { reclaimRepository } from '#core/use-cases/reclaim-repository';
 import { type S3Action, workerFunction } from '#functions/routes';
 import { pruneRevisions } from '#functions/worker/housekeeping';
 import { runAsFunction } from '#lib/local/permissions';
@@ -383,6 +384,15 @@ describe('deleting a repository', () => {
     const left = (await scanTable()).filter((item) => JSON.stringify(item).includes(repo.id));
     expect(left).toEqual([]);
     await expectInvariants({ deletedRepositories: [repo.id] });
+
+    // Its last phases run again (a worker killed before the task recorded them): nothing comes back.
+    const task = { kind: 'reclaim-repository', repositoryId: repo.id, id: 'by-hand', createdAt: '', step: 0 } as const;
+    for (const phase of ['uploads', 'bytes', 'usage']) {
+      const { writes } = await asWorker(() => reclaimRepository({ ...task, phase }));
+      if (writes) await asWorker(() => transactWrite(writes));
+    }
+    expect(await rawItem(usageKey(repo.id))).toBeUndefined();
+    expect(await keysUnder(repositoryObjectsPrefix(repo.id))).toEqual([]);
   });
 });
 
