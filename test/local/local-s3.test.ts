@@ -3,6 +3,7 @@
  * proven with the real AWS SDK v3 client and presigned URLs, and a bare `fetch` as the client
  * that sends nothing but the bytes: signatures, expiry and alterations refused, the RFC 6266
  * disposition that s3rver mis-verified, ListParts, ListMultipartUploads and AbortMultipartUpload (which it lacks),
+ * ListObjectsV2 past one page (which it fails on Node 20),
  * multipart with presigned part URLs, ObjectCreated notifications, and each function held to
  * the S3 actions its route declares (a route planted in this file's own process).
  */
@@ -18,6 +19,7 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   ListMultipartUploadsCommand,
+  ListObjectsV2Command,
   ListPartsCommand,
   PutObjectCommand,
   S3Client,
@@ -182,6 +184,27 @@ describe('presigned URLs', () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-methods')).toContain('PUT');
+  });
+});
+
+describe('listing objects (ListObjectsV2)', () => {
+  it('pages with continuation tokens (s3rver made them with DES, which Node’s OpenSSL 3 lacks), under a prefix, with common prefixes', async () => {
+    const prefix = key('paged/');
+    const names = ['a', 'b', 'c', 'd', 'e', 'sub/f', 'sub/g'];
+    for (const name of names) await admin.send(new PutObjectCommand({ Bucket: Bucket(), Key: `${prefix}${name}`, Body: name }));
+    const pages: string[][] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await admin.send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix: prefix, MaxKeys: 3, ContinuationToken }));
+      pages.push((page.Contents ?? []).map((object) => object.Key!.slice(prefix.length)));
+      expect(page.KeyCount).toBe(pages.at(-1)!.length);
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    expect(pages).toEqual([['a', 'b', 'c'], ['d', 'e', 'sub/f'], ['sub/g']]);
+    const grouped = await admin.send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix: prefix, Delimiter: '/' }));
+    expect((grouped.Contents ?? []).map((object) => object.Key!.slice(prefix.length))).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(grouped.CommonPrefixes).toEqual([{ Prefix: `${prefix}sub/` }]);
+    expect(grouped.Contents![0]).toMatchObject({ Size: 1, StorageClass: 'STANDARD', ETag: expect.stringMatching(/^"[0-9a-f]{32}"$/) });
   });
 });
 
