@@ -178,9 +178,25 @@ const usageSteps = (repositoryId: string, size: number, options: UsageOptions) =
   ...options.extra,
 });
 
-/** Rethrows a failed condition of the caller's own steps as it is, before anything explains it. */
+/** A failed `extra` step, carried past optimistically() (which would read again and retry a ConditionFailed). */
+class ExtraStepFailed extends Error {
+  constructor(readonly failure: ConditionFailed) {
+    super(failure.message);
+  }
+}
+
+/** Throws a failed condition of the caller's own steps, before anything explains it (see withExtraSteps). */
 function rethrowExtra(error: ConditionFailed, options: UsageOptions) {
-  if (options.extra && Object.keys(options.extra).some((step) => error.failed.has(step))) throw error;
+  if (options.extra && Object.keys(options.extra).some((step) => error.failed.has(step))) throw new ExtraStepFailed(error);
+}
+
+/** Runs a version write, handing back a failed `extra` step as the ConditionFailed it is. */
+async function withExtraSteps<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    throw error instanceof ExtraStepFailed ? error.failure : error;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -211,41 +227,43 @@ async function createVersion(
 ): Promise<Document> {
   const key = nameKey(input.name);
   const repositoryId = repositoryOfFolder(input.folderId);
-  return optimistically(async () => {
-    const at = now();
-    const { content: text, objectKey, ...metadata } = content;
-    const document: Document = {
-      id: input.id ?? newDocumentId(repositoryId),
-      repositoryId,
-      folderId: input.folderId,
-      name: input.name,
-      ...metadata,
-      ...(text === undefined ? {} : { content: text }),
-      ...firstVersion(at, caller.userId),
-    };
-    try {
-      await transactWrite({
-        folder: check(folderKey(input.folderId), liveFolderIn(repositoryId)),
-        [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
-        document: put(documentItem(document, { nameKey: key, contentVersion: 1, keptBytes: content.size, objectKey }), itemIsAbsent),
-        ...revisionSteps(document, 1),
-        ...contentSteps(document.id, 1, content, false),
-        ...claimName('documents', input.folderId, key, documentSummary(document)),
-        ...usageSteps(repositoryId, content.size, options),
-        change: recordChange(repositoryId, changeOf('created', document, at, caller)),
-      });
-    } catch (error) {
-      if (!(error instanceof ConditionFailed)) throw error;
-      rethrowExtra(error, options);
-      if (error.failed.has('folder')) throw notFound('Folder');
-      explainAccess(error, caller, 'write', 'Folder');
-      if (nameTaken(error)) throw nameConflict(input.name);
-      if (input.id && error.failed.has('document')) throw conflict(`A document with id "${input.id}" already exists.`);
-      if (quotaReached(error)) throw quotaExceeded(content.size);
-      throw error; // a service-made id clashed (2^-128): try again with a new one
-    }
-    return document;
-  });
+  return withExtraSteps(() =>
+    optimistically(async () => {
+      const at = now();
+      const { content: text, objectKey, ...metadata } = content;
+      const document: Document = {
+        id: input.id ?? newDocumentId(repositoryId),
+        repositoryId,
+        folderId: input.folderId,
+        name: input.name,
+        ...metadata,
+        ...(text === undefined ? {} : { content: text }),
+        ...firstVersion(at, caller.userId),
+      };
+      try {
+        await transactWrite({
+          folder: check(folderKey(input.folderId), liveFolderIn(repositoryId)),
+          [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
+          document: put(documentItem(document, { nameKey: key, contentVersion: 1, keptBytes: content.size, objectKey }), itemIsAbsent),
+          ...revisionSteps(document, 1),
+          ...contentSteps(document.id, 1, content, false),
+          ...claimName('documents', input.folderId, key, documentSummary(document)),
+          ...usageSteps(repositoryId, content.size, options),
+          change: recordChange(repositoryId, changeOf('created', document, at, caller)),
+        });
+      } catch (error) {
+        if (!(error instanceof ConditionFailed)) throw error;
+        rethrowExtra(error, options);
+        if (error.failed.has('folder')) throw notFound('Folder');
+        explainAccess(error, caller, 'write', 'Folder');
+        if (nameTaken(error)) throw nameConflict(input.name);
+        if (input.id && error.failed.has('document')) throw conflict(`A document with id "${input.id}" already exists.`);
+        if (quotaReached(error)) throw quotaExceeded(content.size);
+        throw error; // a service-made id clashed (2^-128): try again with a new one
+      }
+      return document;
+    }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -327,78 +345,80 @@ async function writeUpdate(
     usage: UsageOptions;
   },
 ): Promise<Document> {
-  return optimistically(async () => {
-    const read = await readDocument(caller, documentId, spec.keys);
-    const { lookup } = read;
-    const change = read.item && read.role ? await spec.change(read.item, lookup) : {};
-    const { item: stored } = authorized(read, 'write', 'Document');
-    checkPrecondition(precondition, stored.version);
-    const { repositoryId } = stored;
-    const folderId = change.folderId ?? stored.folderId;
-    const moving = folderId !== stored.folderId;
-    if (moving) checkMoveTarget(caller, lookup, folderId, repositoryId);
-    const contentChanged = change.content !== undefined && !sameContent(stored, change.content);
-    const current: VersionContent = change.content ?? {
-      storage: stored.storage,
-      contentType: stored.contentType,
-      size: stored.size,
-      sha256: stored.sha256,
-      ...(stored.objectKey ? { objectKey: stored.objectKey } : {}),
-      ...(stored.storage === 'inline' ? { content: documentOf(stored, lookup).content } : {}),
-    };
-    const at = now();
-    const { content: text, objectKey, ...metadata } = current;
-    const next: Document = {
-      ...resourceOf<Document>(stored as Item),
-      name: change.name ?? stored.name,
-      ...metadata,
-      contentType: change.contentType ?? change.content?.contentType ?? stored.contentType,
-      ...(text === undefined ? {} : { content: text }),
-      folderId,
-      version: stored.version + 1,
-      updatedAt: at,
-      updatedBy: caller.userId,
-    };
-    const contentVersion = contentChanged ? next.version : stored.contentVersion;
-    // Past the revisions it must keep, each write asks the worker to reclaim older ones (filters.ts).
-    const prune = next.version > REVISIONS_KEPT ? { pruneRevisions: true } : {};
-    const key = nameKey(next.name);
-    const renamed = key !== stored.nameKey || next.name !== stored.name;
-    const type = spec.changeType ?? (moving ? 'moved' : renamed ? 'renamed' : 'updated');
-    const keptBytes = (stored.keptBytes ?? 0) + next.size;
-    try {
-      await transactWrite({
-        document: put(
-          { ...documentItem(next, { nameKey: key, contentVersion, keptBytes, objectKey }), ...prune },
-          liveAtVersion(stored.version),
-        ),
-        ...revisionSteps(next, contentVersion),
-        ...(contentChanged ? contentSteps(next.id, next.version, current, stored.storage === 'inline') : {}),
-        ...change.checks,
-        // The folder it is in (and, for a move, the one it goes to) must not be in the trash.
-        folder: check(folderKey(stored.folderId), liveFolderIn(repositoryId)),
-        ...(moving ? { target: check(folderKey(folderId), liveFolderIn(repositoryId)) } : {}),
-        [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
-        ...entrySteps('documents', stored, { folderId, nameKey: key, entry: documentSummary(next) }),
-        ...usageSteps(repositoryId, next.size, spec.usage),
-        change: recordChange(repositoryId, changeOf(type, next, at, caller, moving ? stored.folderId : undefined)),
-      });
-    } catch (error) {
-      if (!(error instanceof ConditionFailed)) throw error;
-      rethrowExtra(error, spec.usage);
-      explainAccess(error, caller, 'write', 'Document');
-      if (nameTaken(error)) throw nameConflict(next.name);
-      // Its folder went to the trash (so did it, even before it is marked), or the target did.
-      if (error.failed.has('folder')) throw notFound('Document');
-      if (error.failed.has('target')) throw notFound('Folder');
-      // What the new content was made of is gone (a revision pruned meanwhile).
-      if (change.checks && Object.keys(change.checks).some((step) => error.failed.has(step))) throw notFound('Revision');
-      const changedMeanwhile = ['document', 'sameEntry', 'oldEntry'].some((step) => error.failed.has(step));
-      if (quotaReached(error) && !changedMeanwhile) throw quotaExceeded(next.size);
-      throw error; // the document or its entry changed since the read: read again
-    }
-    return next;
-  });
+  return withExtraSteps(() =>
+    optimistically(async () => {
+      const read = await readDocument(caller, documentId, spec.keys);
+      const { lookup } = read;
+      const change = read.item && read.role ? await spec.change(read.item, lookup) : {};
+      const { item: stored } = authorized(read, 'write', 'Document');
+      checkPrecondition(precondition, stored.version);
+      const { repositoryId } = stored;
+      const folderId = change.folderId ?? stored.folderId;
+      const moving = folderId !== stored.folderId;
+      if (moving) checkMoveTarget(caller, lookup, folderId, repositoryId);
+      const contentChanged = change.content !== undefined && !sameContent(stored, change.content);
+      const current: VersionContent = change.content ?? {
+        storage: stored.storage,
+        contentType: stored.contentType,
+        size: stored.size,
+        sha256: stored.sha256,
+        ...(stored.objectKey ? { objectKey: stored.objectKey } : {}),
+        ...(stored.storage === 'inline' ? { content: documentOf(stored, lookup).content } : {}),
+      };
+      const at = now();
+      const { content: text, objectKey, ...metadata } = current;
+      const next: Document = {
+        ...resourceOf<Document>(stored as Item),
+        name: change.name ?? stored.name,
+        ...metadata,
+        contentType: change.contentType ?? change.content?.contentType ?? stored.contentType,
+        ...(text === undefined ? {} : { content: text }),
+        folderId,
+        version: stored.version + 1,
+        updatedAt: at,
+        updatedBy: caller.userId,
+      };
+      const contentVersion = contentChanged ? next.version : stored.contentVersion;
+      // Past the revisions it must keep, each write asks the worker to reclaim older ones (filters.ts).
+      const prune = next.version > REVISIONS_KEPT ? { pruneRevisions: true } : {};
+      const key = nameKey(next.name);
+      const renamed = key !== stored.nameKey || next.name !== stored.name;
+      const type = spec.changeType ?? (moving ? 'moved' : renamed ? 'renamed' : 'updated');
+      const keptBytes = (stored.keptBytes ?? 0) + next.size;
+      try {
+        await transactWrite({
+          document: put(
+            { ...documentItem(next, { nameKey: key, contentVersion, keptBytes, objectKey }), ...prune },
+            liveAtVersion(stored.version),
+          ),
+          ...revisionSteps(next, contentVersion),
+          ...(contentChanged ? contentSteps(next.id, next.version, current, stored.storage === 'inline') : {}),
+          ...change.checks,
+          // The folder it is in (and, for a move, the one it goes to) must not be in the trash.
+          folder: check(folderKey(stored.folderId), liveFolderIn(repositoryId)),
+          ...(moving ? { target: check(folderKey(folderId), liveFolderIn(repositoryId)) } : {}),
+          [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
+          ...entrySteps('documents', stored, { folderId, nameKey: key, entry: documentSummary(next) }),
+          ...usageSteps(repositoryId, next.size, spec.usage),
+          change: recordChange(repositoryId, changeOf(type, next, at, caller, moving ? stored.folderId : undefined)),
+        });
+      } catch (error) {
+        if (!(error instanceof ConditionFailed)) throw error;
+        rethrowExtra(error, spec.usage);
+        explainAccess(error, caller, 'write', 'Document');
+        if (nameTaken(error)) throw nameConflict(next.name);
+        // Its folder went to the trash (so did it, even before it is marked), or the target did.
+        if (error.failed.has('folder')) throw notFound('Document');
+        if (error.failed.has('target')) throw notFound('Folder');
+        // What the new content was made of is gone (a revision pruned meanwhile).
+        if (change.checks && Object.keys(change.checks).some((step) => error.failed.has(step))) throw notFound('Revision');
+        const changedMeanwhile = ['document', 'sameEntry', 'oldEntry'].some((step) => error.failed.has(step));
+        if (quotaReached(error) && !changedMeanwhile) throw quotaExceeded(next.size);
+        throw error; // the document or its entry changed since the read: read again
+      }
+      return next;
+    }),
+  );
 }
 
 /** The items of `lookup` and these keys, read now. */
