@@ -88,6 +88,10 @@ export default defineConfig({
     env: {
       // The SDK's "Node 22 will be required in 2027" notice is noise in test output.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // A handler called directly (no local service, whose metrics sink decides) would print its EMF
+      // lines to stdout, into the test report. Off for Powertools' own output only: the lines a
+      // test reads come through setMetricsSink (functions/core/metrics.ts), which this leaves alone.
+      POWERTOOLS_METRICS_DISABLED: 'true',
     },
     ...reporting,
     projects: [
