@@ -26,7 +26,7 @@ declare module 'vitest' {
   }
 }
 
-/** Instances kept started ahead of demand: one per worker (vitest.config.ts: maxWorkers). */
+/** Instances kept started ahead of demand: one per worker (vitest.config.ts sets it: WORKERS). */
 const WARM = Math.max(1, Number(process.env.TEST_DYNAMODB_WARM ?? 2));
 
 interface Broker {
