@@ -15,8 +15,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestProject } from 'vitest/node';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import type { TestProject } from 'vitest/node';
 import { type DynamoDbLocal, ensureTable, localClient, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 
 declare module 'vitest' {
