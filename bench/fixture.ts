@@ -5,13 +5,13 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { BatchWriteCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getItems, type Item, tableName } from '#core/db/client';
 import { MIN_PART_BYTES } from '#core/files/parts';
 import { readChanges } from '#core/items/change';
 import { createDocument } from '#core/items/document';
 import { createFolder } from '#core/items/folder';
-import { documentKey, documentPartition, folderKey, folderPartition } from '#core/items/keys';
+import { documentKey, documentPartition, folderKey, folderPartition, ITEM_SORT_KEY, type Key } from '#core/items/keys';
 import { putMember } from '#core/items/member';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
@@ -206,12 +206,19 @@ const CAPTURE = 'benchSeedCapture';
 export async function seedDocuments(caller: Caller, folderId: string | ((n: number) => string), count: number, prefix: string) {
   const folderOf = typeof folderId === 'string' ? () => folderId : folderId;
   const ids: string[] = [];
+  const usage = new Map<string, number>();
   let writing = Promise.resolve();
   db().middlewareStack.add(
     (next, context) => async (args) => {
       const into = captured.getStore();
       if (!into || context.commandName !== 'TransactWriteItemsCommand') return next(args);
       for (const action of (args.input as TransactWriteCommandInput).TransactItems ?? []) {
+        // The repository's usage (`ADD bytes :size`): summed, and added once per repository after the items.
+        if (action.Update && (action.Update.Key as Key).SK === ITEM_SORT_KEY.usage) {
+          const { PK } = action.Update.Key as Key;
+          usage.set(PK, (usage.get(PK) ?? 0) + (action.Update.ExpressionAttributeValues?.[':size'] as number));
+          continue;
+        }
         if (action.Update || action.Delete) throw new Error('bench/fixture.ts: a create that updates or deletes cannot be bulk-written');
         if (action.Put) into.push(action.Put.Item!);
       }
@@ -235,6 +242,17 @@ export async function seedDocuments(caller: Caller, folderId: string | ((n: numb
     await writing;
   } finally {
     db().middlewareStack.remove(CAPTURE);
+  }
+  for (const [PK, bytes] of usage) {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK, SK: ITEM_SORT_KEY.usage },
+        UpdateExpression: 'ADD #bytes :bytes',
+        ExpressionAttributeNames: { '#bytes': 'bytes' },
+        ExpressionAttributeValues: { ':bytes': bytes },
+      }),
+    );
   }
   return ids;
 }

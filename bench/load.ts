@@ -44,7 +44,8 @@ export async function send({ url, token }: Target, request: Request): Promise<{ 
     body: json ? JSON.stringify(request.body) : undefined,
   });
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  const isJson = /json/.test(response.headers.get('content-type') ?? '');
+  return { status: response.status, body: text && isJson ? JSON.parse(text) : text || undefined };
 }
 
 /** autocannon for `seconds`, `next()` making each request; only the expected status counts as an answer. */

@@ -94,7 +94,7 @@ export interface KeyPair {
  * handlers' S3 client sign, requests and presigned URLs alike, with the key of the function being
  * served; outside any function it keeps its own credentials (which the emulator does not know).
  */
-export function signAsServedFunction(client: S3Client, keyOf: (functionName: string) => KeyPair): void {
+export function signAsServedFunction(client: S3Client, keyOf: (functionName: string) => KeyPair, runtimeKey?: KeyPair): void {
   if (installed.has(client)) return;
   installed.add(client);
   const config = client.config as { credentials: (options?: unknown) => Promise<KeyPair> };
@@ -104,7 +104,8 @@ export function signAsServedFunction(client: S3Client, keyOf: (functionName: str
   Object.defineProperty(config, 'credentials', {
     value: async (options?: unknown) => {
       const grant = serving.getStore();
-      return grant ? keyOf(grant.name) : own(options);
+      // Outside any function (the runtime's own work, the bench's direct store calls): the runtime's key, held to no policy.
+      return grant ? keyOf(grant.name) : (runtimeKey ?? own(options));
     },
     enumerable: true,
     configurable: true,

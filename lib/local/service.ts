@@ -170,7 +170,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
 
     // Each function may call only what its IAM role grants on AWS (./permissions.ts).
     enforcePermissions(handlersDynamoDbClient());
-    signAsServedFunction(handlersS3Client(), s3.credentialsOf);
+    signAsServedFunction(handlersS3Client(), s3.credentialsOf, s3.credentials);
     const loadHandler = moduleHandlerLoader();
     const log = opts.log ?? stdoutLines();
     // What the functions' metrics would be on AWS: dropped, or one `metrics {EMF}` line each.

@@ -258,6 +258,8 @@ export async function finaliseObject(objectKey: string): Promise<void> {
   if (!upload || upload.status === 'completed') return;
   // Bytes that arrived after the upload was cancelled, failed or expired never make a version: they go.
   if (upload.status !== 'open' && upload.status !== 'verifying') return deleteBytes(upload);
+  // The parts were joined by a `complete` that verifies a file this small itself (or the sweeper, if it died).
+  if (upload.status === 'verifying' && upload.size <= VERIFY_INLINE_BYTES) return;
   await finishUpload(upload, { verifyLarge: true });
 }
 
@@ -295,14 +297,8 @@ export async function finishUpload(upload: StoredUpload, options: { verifyLarge:
 
   const assembled = await assemble(upload);
   if ('problem' in assembled) return failUpload(upload, assembled.problem);
-  if (large) {
-    try {
-      await transactWrite({ upload: statusStep(upload, ['open'], 'verifying', { lookFrom: now() }) });
-    } catch (error) {
-      if (!(error instanceof ConditionFailed)) throw error;
-    }
-    return { verifying: { ...uploadResource(upload), status: 'verifying' } };
-  }
+  if ('movedOn' in assembled) return finishUpload(assembled.movedOn, options);
+  if (large) return { verifying: { ...uploadResource(upload), status: 'verifying' } };
   const sha256 = await hashObject(upload.objectKey);
   if (upload.sha256 && upload.sha256 !== sha256) {
     return failUpload(upload, new Problem('upload-mismatch', `The bytes' SHA-256 is ${sha256}, not the ${upload.sha256} declared.`));
@@ -346,7 +342,7 @@ async function commit(upload: StoredUpload, file: FileVersion): Promise<Completi
  * A missing part is thrown (409, the upload stays open); a wrong size is returned as the
  * problem that fails the upload.
  */
-async function assemble(upload: StoredUpload): Promise<{ size: number } | { problem: HttpError }> {
+async function assemble(upload: StoredUpload): Promise<{ size: number } | { problem: HttpError } | { movedOn: StoredUpload }> {
   if (upload.s3UploadId) {
     const parts = await listParts(upload);
     if (parts !== undefined) {
@@ -361,6 +357,18 @@ async function assemble(upload: StoredUpload): Promise<{ size: number } | { prob
             `Part ${wrong.PartNumber} has ${wrong.Size} bytes, not ${partLength(plan, upload.size, wrong.PartNumber as number)}: the file is not ${upload.size} bytes.`,
           ),
         };
+      }
+      // Verifying from now on: the Object Created event the join brings finds the upload taken
+      // care of (finaliseObject), and the sweeper finishes it if this request dies.
+      if (upload.status === 'open') {
+        try {
+          await transactWrite({ upload: statusStep(upload, ['open'], 'verifying', { lookFrom: now() }) });
+        } catch (error) {
+          if (!(error instanceof ConditionFailed)) throw error;
+          const current = await readUploadItem(upload.repositoryId, upload.id);
+          if (!current) throw notFound('Upload');
+          return { movedOn: current };
+        }
       }
       try {
         await s3().send(
