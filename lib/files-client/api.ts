@@ -1,0 +1,51 @@
+/**
+ * The service as the file tools call it: the typed client (openapi-fetch) over the file routes,
+ * and the one error every failed call becomes.
+ */
+import createClient, { type Client } from 'openapi-fetch';
+import type { FilePaths, Problem } from './paths';
+
+export type FilesApi = Client<FilePaths>;
+
+/** `baseUrl`: the API (e.g. http://127.0.0.1:3000); `token`: a bearer JWT. */
+export function createFilesApi(baseUrl: string, token: string): FilesApi {
+  const client = createClient<FilePaths>({ baseUrl: baseUrl.replace(/\/+$/, '') });
+  client.use({
+    onRequest({ request }) {
+      request.headers.set('Authorization', `Bearer ${token}`);
+      return request;
+    },
+  });
+  return client;
+}
+
+/** An answer the tools cannot go on from: its status and, when the service sent one, its problem+json. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(
+    readonly what: string,
+    readonly status: number,
+    readonly problem?: Partial<Problem>,
+  ) {
+    super(`${what}: ${status}${problem?.title ? ` ${problem.title}` : ''}${problem?.detail ? `: ${problem.detail}` : ''}`);
+  }
+}
+
+/** The `data` of a successful answer, or an ApiError naming `what` was asked. */
+export function expectData<T>(what: string, answer: { data?: T; error?: unknown; response: Response }): T {
+  if (answer.data !== undefined && answer.response.ok) return answer.data;
+  const problem = typeof answer.error === 'object' && answer.error !== null ? (answer.error as Partial<Problem>) : undefined;
+  throw new ApiError(what, answer.response.status, problem);
+}
+
+/** The API and token the tools use, from the environment as lib/client/example.ts has them: API (default the local service) and TOKEN. */
+export function filesApiFromEnvironment(environment = process.env): FilesApi {
+  const token = environment.TOKEN?.trim();
+  if (!token) throw new UsageError('TOKEN is not set: for the local service, TOKEN=$(npm run --silent token -- <user>)');
+  return createFilesApi(environment.API || 'http://127.0.0.1:3000', token);
+}
+
+/** Wrong arguments or environment: one line for the user, exit code 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
