@@ -25,10 +25,19 @@ export const prices = {
   /** DynamoDB on-demand, since the 50% reduction of 1 November 2024. */
   dynamodbReadPerMillionUnits: 0.125,
   dynamodbWritePerMillionUnits: 0.625,
+  /**
+   * S3 Standard: storage per GB-month (first 50 TB), PUT/COPY/POST/LIST per 1,000 requests (an
+   * UploadPart, CreateMultipartUpload and CompleteMultipartUpload are each one), GET per 1,000.
+   * Data transfer out to the internet is left out, as for the API.
+   */
+  s3PerGbMonth: 0.023,
+  s3PutPerThousand: 0.005,
+  s3GetPerThousand: 0.0004,
   sources: [
     'https://aws.amazon.com/api-gateway/pricing/',
     'https://aws.amazon.com/lambda/pricing/',
     'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+    'https://aws.amazon.com/s3/pricing/',
   ],
 } as const;
 
@@ -110,4 +119,56 @@ export function memoryChoices(durations: DurationRow[], coldStart: ColdStartRow[
     return { functions: mine.length, sizes, mb, configured: memorySizeOf(mine[0]?.route ?? '') };
   };
   return { read: choose('read'), write: choose('write') };
+}
+
+/** Dollars per file operation: the API calls (priced as above) and the bucket's requests. */
+export interface FileCostRow {
+  operation: string;
+  /** The API calls it makes, and whether each was priced from its own measured row or stood in for. */
+  calls: string;
+  api: number;
+  s3: number;
+  total: number;
+}
+
+/**
+ * An upload of `bytes` in parts of `partSize`: POST /uploads, POST /uploads/{id}/parts for each
+ * 100 parts past the first 100, POST /uploads/{id}/complete; in the bucket a multipart upload
+ * (create, one PUT per part, complete) and one GET of the object (the service reads the bytes
+ * back to check their SHA-256). A download: GET /document/{id}/content and the GET of its URL.
+ * An endpoint the cost scenario has not measured is priced as the costliest endpoint of its
+ * kind that it has (a write for a POST), and the row says so.
+ */
+export function fileCosts(cost: CostRow[], partSize: number): FileCostRow[] {
+  const priced = (endpoint: string) => {
+    const row = cost.find((c) => c.endpoint === endpoint);
+    if (row) return { dollars: row.total / 1e6, label: endpoint };
+    const kind = cost.filter((c) => c.endpoint.startsWith('GET ') === endpoint.startsWith('GET '));
+    const stand = kind.reduce((a, b) => (b.total > a.total ? b : a));
+    return { dollars: stand.total / 1e6, label: `${endpoint} (as ${stand.endpoint})` };
+  };
+  const upload = (label: string, bytes: number): FileCostRow => {
+    const parts = Math.max(1, Math.ceil(bytes / partSize));
+    const partCalls = Math.ceil(Math.max(0, parts - 100) / 100);
+    const calls = [
+      priced('POST /uploads'),
+      ...Array(partCalls).fill(priced('POST /uploads/{id}/parts')),
+      priced('POST /uploads/{id}/complete'),
+    ];
+    const s3 = ((parts + 2) * prices.s3PutPerThousand + prices.s3GetPerThousand) / 1000;
+    return row(label, calls, s3);
+  };
+  const row = (operation: string, calls: { dollars: number; label: string }[], s3: number): FileCostRow => {
+    const api = calls.reduce((total, call) => total + call.dollars, 0);
+    const names = [...new Set(calls.map((call) => call.label))].map((name) => {
+      const n = calls.filter((call) => call.label === name).length;
+      return n > 1 ? `${n} × ${name}` : name;
+    });
+    return { operation, calls: names.join(', '), api, s3, total: api + s3 };
+  };
+  return [
+    upload('upload, one part', Math.min(partSize, 1024 ** 2)),
+    upload('upload, 1 GiB', 1024 ** 3),
+    row('download', [priced('GET /document/{id}/content')], prices.s3GetPerThousand / 1000),
+  ];
 }

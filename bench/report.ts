@@ -8,9 +8,9 @@ import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { budgets } from './budgets';
-import { type CostRow, costs, MB_PER_VCPU, MEMORY_MODEL, memoryChoices, prices, READ_FLOOR } from './cost-model';
+import { type CostRow, costs, fileCosts, MB_PER_VCPU, MEMORY_MODEL, memoryChoices, prices, READ_FLOOR } from './cost-model';
 import { f, kb, table, usd } from './markdown';
-import { type CapacityRow, type ConflictsResult, EMPTY, type Latency, PROFILED, type Results } from './results';
+import { type CapacityRow, type ConflictsResult, EMPTY, type FilesResult, type Latency, PROFILED, type Results } from './results';
 
 const n = (value: number) => value.toLocaleString('en');
 const latency = (l: Latency) => [f(l.rps, 0), f(l.p50), f(l.p99)];
@@ -112,6 +112,48 @@ ${Object.entries(r.sides)
     return `**${side}**\n\n${table(['Workload', 'requests', '503', 'other errors', 'conflicts refused', 'p50 / p99 ms', 'alone p50 / p99 ms', 'p50 / alone', 'p99 / alone'], rows)}`;
   })
   .join('\n\n')}
+`;
+
+const filesSection = (r: FilesResult, cost: CostRow[]) => `## 12. Files
+
+A file of ${n(r.mib)} MiB (generated as it is sent) in ${r.partCount} parts of ${f(r.partSize / 1024 ** 2, 0)} MiB, ${r.parallel} at a time: through the service's flow
+(POST /uploads, the parts to their presigned URLs, complete until the Document: what \`npm run upload\` does) and straight to the same S3
+emulator as a multipart upload with its root credentials; then GET /document/{id}/content and its redirect against a GetObject of
+the same object (\`bench/scenarios/files.ts\`). MB/s are 10^6 bytes a second. RSS: the service process's peak growth during the upload
+(it runs the S3 emulator too, so the direct side shows the emulator's own share).
+
+${table(
+  ['Round', 'upload via service', 'upload direct', 'ratio', 'download via redirect', 'GetObject', 'ratio', 'RSS + MB (service / direct)'],
+  r.rounds.map((x, i) => [
+    i + 1,
+    f(x.upload.service, 0),
+    f(x.upload.direct, 0),
+    f(x.upload.service / x.upload.direct),
+    f(x.download.service, 0),
+    f(x.download.direct, 0),
+    f(x.download.service / x.download.direct),
+    `${f(x.rssMb.service, 0)} / ${f(x.rssMb.direct, 0)}`,
+  ]),
+)}
+
+Medians: upload **${f(r.upload.service, 0)} vs ${f(r.upload.direct, 0)} MB/s (ratio ${f(r.upload.ratio)})**, download **${f(r.download.service, 0)} vs ${f(r.download.direct, 0)} MB/s
+(ratio ${f(r.download.ratio)})**; RSS growth at most **+${f(r.rssGrowthMb.service, 0)} MB** (direct: +${f(r.rssGrowthMb.direct, 0)} MB).
+
+**Cost on AWS** (\`fileCosts\` in \`bench/cost-model.ts\`; S3 Standard at ${usd(prices.s3PutPerThousand)} per 1,000 PUT/POST, $${prices.s3GetPerThousand} per 1,000 GET,
+$${prices.s3PerGbMonth} per GB-month; the API calls as §5 prices them; data transfer left out):
+
+${table(
+  ['Operation', 'API calls', 'API $', 'S3 requests $', 'Total $'],
+  fileCosts(cost, r.partSize).map((c) => [
+    c.operation,
+    c.calls,
+    c.api.toExponential(2),
+    c.s3.toExponential(2),
+    `**${c.total.toExponential(2)}**`,
+  ]),
+)}
+
+Storage: **$${prices.s3PerGbMonth} per GB-month** of every kept version (revisions and the trash included).
 `;
 
 function resultsMarkdown(r: Results, cost: CostRow[], list: ReturnType<typeof budgets>): string {
@@ -299,6 +341,7 @@ Answers by status: ${Object.entries(soak.statuses)
 `);
   }
   if (r.conflicts) sections.push(conflictsSection(r.conflicts));
+  if (r.files) sections.push(filesSection(r.files, cost));
   return sections.join('\n');
 }
 
