@@ -57,6 +57,8 @@ export function putPart(
       },
     );
     request.on('error', reject);
+    // A connection that moves nothing for a minute is dead: the part is tried again.
+    request.setTimeout(60_000, () => request.destroy(new Error('no answer from the bucket for 60 s')));
     if (length === 0) {
       request.end();
       return;

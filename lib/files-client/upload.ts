@@ -49,6 +49,8 @@ export const stateFileOf = (file: string) => `${file}.upload.json`;
 
 /** How often one part is tried (a refused URL is replaced by a fresh one; a network error retried). */
 const PART_ATTEMPTS = 4;
+/** Answers to `complete` after which the upload is failed (or gone) and cannot be resumed. */
+const FAILED_FOR_GOOD = [404, 409, 410, 412];
 /** A URL this close to its expiry is not used: a part takes time to send. */
 const URL_MARGIN_MS = 60_000;
 
@@ -59,7 +61,7 @@ export async function uploadFile(options: UploadOptions): Promise<FileDocument> 
   const { size, mtimeMs } = await stat(file);
   const state = await startingState(api, file, target, size, mtimeMs, output);
 
-  let upload = state.uploadId ? await resumable(api, state, note) : undefined;
+  let upload = state.uploadId ? await resumable(api, file, state, note) : undefined;
   if (!upload) {
     upload = expectData(
       'POST /uploads',
@@ -75,9 +77,15 @@ export async function uploadFile(options: UploadOptions): Promise<FileDocument> 
 
   const send = () => sendParts(api, upload, fileParts(file), { parallel: options.parallel ?? 6, output });
   if (upload.status === 'open') await send();
-  const document = await completeUpload(api, upload, send);
-  await rm(stateFileOf(file), { force: true });
-  return document;
+  try {
+    const document = await completeUpload(api, upload, send);
+    await rm(stateFileOf(file), { force: true });
+    return document;
+  } catch (error) {
+    // The upload failed for good (its bytes do not match, the name was taken, ...): a new run starts afresh.
+    if (error instanceof ApiError && FAILED_FOR_GOOD.includes(error.status)) await rm(stateFileOf(file), { force: true });
+    throw error;
+  }
 }
 
 /** The state of an earlier run for this file and target, or a new one (the file hashed now). */
@@ -112,14 +120,17 @@ async function readState(file: string): Promise<UploadState | undefined> {
 }
 
 /** The earlier run's upload if it can still be finished; undefined (a new one is needed) if not. */
-async function resumable(api: FilesApi, state: UploadState, note: (line: string) => void): Promise<Upload | undefined> {
+async function resumable(api: FilesApi, file: string, state: UploadState, note: (line: string) => void): Promise<Upload | undefined> {
   const id = state.uploadId!;
   const { data, response, error } = await api.GET('/uploads/{id}', { params: { path: { id } } });
   if (data && (data.status === 'open' || data.status === 'verifying' || data.status === 'completed')) {
     note(`resuming upload ${id}: ${data.received?.length ?? 0} of ${data.partCount} parts already received`);
     return data;
   }
-  if (data?.status === 'failed') throw new ApiError(`upload ${id} failed`, data.problem?.status ?? 409, data.problem);
+  if (data?.status === 'failed') {
+    await rm(stateFileOf(file), { force: true });
+    throw new ApiError(`upload ${id} failed`, data.problem?.status ?? 409, data.problem);
+  }
   if (data || response.status === 404 || response.status === 410) {
     note(`upload ${id} is ${data?.status ?? (response.status === 410 ? 'expired' : 'gone')}: starting a new one`);
     state.uploadId = undefined;
