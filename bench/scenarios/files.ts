@@ -117,7 +117,6 @@ async function drain(body: AsyncIterable<Uint8Array>): Promise<number> {
 /** GET /document/{id}/content, then the URL it redirects to: bytes read, and the object's bucket and key. */
 async function downloadThroughService(api: FilesApi, id: string) {
   const { response } = await api.GET('/document/{id}/content', { params: { path: { id } }, redirect: 'manual', parseAs: 'stream' });
-  await response.body?.cancel();
   if (response.status !== 302) throw new Error(`GET /document/${id}/content: ${response.status}, not the redirect`);
   const location = new URL(response.headers.get('Location')!);
   const object = await fetch(location);

@@ -53,18 +53,17 @@ async function readDocument(api: FilesApi, id: string): Promise<FileDocument> {
 
 async function fetchInto(api: FilesApi, document: FileDocument, file: string, output: ProgressOutput): Promise<void> {
   const what = `GET /document/${document.id}/content`;
+  // A 302's body (and an error's) is read by the client; a 200's is left as a stream.
   const first = await api.GET('/document/{id}/content', { params: { path: { id: document.id } }, redirect: 'manual', parseAs: 'stream' });
+  if (first.response.status !== 200 && first.response.status !== 302) throw new ApiError(what, first.response.status, first.error);
   let response = first.response;
   if (response.status === 302) {
-    await response.body?.cancel();
     const location = response.headers.get('Location');
     if (!location) throw new ApiError(`${what} (302 without Location)`, 302);
     response = await fetch(location); // presigned: no Authorization, which the bucket would refuse
+    if (response.status !== 200) throw new ApiError(`GET of the URL ${what} redirected to`, response.status);
   }
-  if (response.status !== 200 || !response.body) {
-    const text = await response.text().catch(() => '');
-    throw new ApiError(what, response.status, /^\s*\{/.test(text) ? JSON.parse(text) : undefined);
-  }
+  if (!response.body) throw new ApiError(`${what} (no body)`, response.status);
 
   const temporary = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.download`);
   const hash = createHash('sha256');
