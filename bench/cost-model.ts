@@ -7,7 +7,8 @@
  * the CPU a call measured here is scaled by 1,769 / memory, the wait for DynamoDB kept as
  * measured; Lambda bills whole milliseconds, and the init of a cold start too.
  */
-import { memorySizeOf } from '#lib/function-settings';
+import { memorySizeOf, memorySizes } from '#lib/function-settings';
+import { f } from './markdown';
 import type { CapacityRow, ColdStartRow, DurationRow } from './results';
 
 /**
@@ -135,11 +136,13 @@ export interface FileCostRow {
  * An upload of `bytes` in parts of `partSize`: POST /uploads, POST /uploads/{id}/parts for each
  * 100 parts past the first 100, POST /uploads/{id}/complete; in the bucket a multipart upload
  * (create, one PUT per part, complete) and one GET of the object (the service reads the bytes
- * back to check their SHA-256). A download: GET /document/{id}/content and the GET of its URL.
+ * back to check their SHA-256), that reading priced as Lambda time from the complete the files
+ * scenario measured. A download: GET /document/{id}/content and the GET of its URL.
  * An endpoint the cost scenario has not measured is priced as the costliest endpoint of its
  * kind that it has (a write for a POST), and the row says so.
  */
-export function fileCosts(cost: CostRow[], partSize: number): FileCostRow[] {
+export function fileCosts(cost: CostRow[], files: { partSize: number; mib: number; completeSeconds: number }): FileCostRow[] {
+  const { partSize } = files;
   const priced = (endpoint: string) => {
     const row = cost.find((c) => c.endpoint === endpoint);
     if (row) return { dollars: row.total / 1e6, label: endpoint };
@@ -156,7 +159,13 @@ export function fileCosts(cost: CostRow[], partSize: number): FileCostRow[] {
       priced('POST /uploads/{id}/complete'),
     ];
     const s3 = ((parts + 2) * prices.s3PutPerThousand + prices.s3GetPerThousand) / 1000;
-    return row(label, calls, s3);
+    // Reading the bytes back to hash them: the measured complete, per byte, as CPU at the write functions' share of a vCPU.
+    const checkMs = ((files.completeSeconds * 1000 * bytes) / (files.mib * 1024 ** 2)) * Math.max(1, MB_PER_VCPU / memorySizes.write);
+    const check = {
+      dollars: lambdaDollars(memorySizes.write, checkMs) / 1e6,
+      label: `${f(checkMs / 1000, 1)} s of Lambda checking the bytes`,
+    };
+    return row(label, [...calls, check], s3);
   };
   const row = (operation: string, calls: { dollars: number; label: string }[], s3: number): FileCostRow => {
     const api = calls.reduce((total, call) => total + call.dollars, 0);

@@ -137,20 +137,14 @@ ${table(
 )}
 
 Medians: upload **${f(r.upload.service, 0)} vs ${f(r.upload.direct, 0)} MB/s (ratio ${f(r.upload.ratio)})**, download **${f(r.download.service, 0)} vs ${f(r.download.direct, 0)} MB/s
-(ratio ${f(r.download.ratio)})**; RSS growth at most **+${f(r.rssGrowthMb.service, 0)} MB** (direct: +${f(r.rssGrowthMb.direct, 0)} MB).
+(ratio ${f(r.download.ratio)})**; complete, until the Document (the service checking the bytes), ${f(r.completeSeconds, 1)} s; RSS growth at most **+${f(r.rssGrowthMb.service, 0)} MB** (direct: +${f(r.rssGrowthMb.direct, 0)} MB).
 
 **Cost on AWS** (\`fileCosts\` in \`bench/cost-model.ts\`; S3 Standard at ${usd(prices.s3PutPerThousand)} per 1,000 PUT/POST, $${prices.s3GetPerThousand} per 1,000 GET,
 $${prices.s3PerGbMonth} per GB-month; the API calls as §5 prices them; data transfer left out):
 
 ${table(
   ['Operation', 'API calls', 'API $', 'S3 requests $', 'Total $'],
-  fileCosts(cost, r.partSize).map((c) => [
-    c.operation,
-    c.calls,
-    c.api.toExponential(2),
-    c.s3.toExponential(2),
-    `**${c.total.toExponential(2)}**`,
-  ]),
+  fileCosts(cost, r).map((c) => [c.operation, c.calls, c.api.toExponential(2), c.s3.toExponential(2), `**${c.total.toExponential(2)}**`]),
 )}
 
 Storage: **$${prices.s3PerGbMonth} per GB-month** of every kept version (revisions and the trash included).

@@ -126,9 +126,11 @@ export interface FilesResult {
   parallel: number;
   partSize: number;
   partCount: number;
-  rounds: { upload: FilesSides; download: FilesSides; rssMb: FilesSides }[];
+  rounds: { upload: FilesSides; download: FilesSides; rssMb: FilesSides; completeSeconds: number }[];
   upload: FilesSides & { ratio: number };
   download: FilesSides & { ratio: number };
+  /** POST /uploads/{id}/complete until the Document (the service checking the bytes), median seconds. */
+  completeSeconds: number;
   /** The service process's peak RSS growth during an upload, the largest of the rounds, MB. */
   rssGrowthMb: FilesSides;
 }

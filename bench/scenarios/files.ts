@@ -82,8 +82,11 @@ async function uploadThroughService(api: FilesApi, folderId: string, size: numbe
   const body = { folderId, name: `bench-${Date.now()}-${randomBytes(3).toString('hex')}.bin`, size, sha256 };
   const upload: Upload = { ...expectData('POST /uploads', await api.POST('/uploads', { body })), received: [] };
   await sendParts(api, upload, generated, { parallel, output: quiet });
-  const document = await completeUpload(api, upload, () => sendParts(api, upload, generated, { parallel, output: quiet }));
-  return { documentId: document.id, upload };
+  let documentId = '';
+  const completeSeconds = await timed(async () => {
+    documentId = (await completeUpload(api, upload, () => sendParts(api, upload, generated, { parallel, output: quiet }))).id;
+  });
+  return { documentId, upload, completeSeconds };
 }
 
 /** The same bytes straight to the emulator: a multipart upload with the same part size and parallelism. */
@@ -149,14 +152,25 @@ export const files: Scenario = {
     let partSize = 0;
     let partCount = 0;
     for (let round = 0; round < runs; round++) {
-      const row = { upload: { service: 0, direct: 0 }, download: { service: 0, direct: 0 }, rssMb: { service: 0, direct: 0 } };
+      const row = {
+        upload: { service: 0, direct: 0 },
+        download: { service: 0, direct: 0 },
+        rssMb: { service: 0, direct: 0 },
+        completeSeconds: 0,
+      };
       let documentId = '';
       let stored = { bucket: '', key: '' };
       const sides = {
         service: async () => {
           let upload!: Upload;
           const { growthMb, result } = await rssGrowth(bench, () =>
-            timed(async () => ({ documentId, upload } = await uploadThroughService(api, bench.fixture.folderId, size, sha256, parallel))),
+            timed(async () => {
+              ({
+                documentId,
+                upload,
+                completeSeconds: row.completeSeconds,
+              } = await uploadThroughService(api, bench.fixture.folderId, size, sha256, parallel));
+            }),
           );
           [row.upload.service, row.rssMb.service, partSize, partCount] = [size / result / 1e6, growthMb, upload.partSize, upload.partCount];
         },
@@ -200,6 +214,7 @@ export const files: Scenario = {
       rounds,
       upload: { service: med((r) => r.upload.service), direct: med((r) => r.upload.direct), ratio: 0 },
       download: { service: med((r) => r.download.service), direct: med((r) => r.download.direct), ratio: 0 },
+      completeSeconds: med((r) => r.completeSeconds),
       rssGrowthMb: { service: Math.max(...rounds.map((r) => r.rssMb.service)), direct: Math.max(...rounds.map((r) => r.rssMb.direct)) },
     };
     result.upload.ratio = round(result.upload.service / result.upload.direct, 3);

@@ -31,7 +31,8 @@ export function formatDuration(seconds: number): string {
 export function progressLine(label: string, done: number, total: number, moved: number, seconds: number): string {
   const percent = total ? Math.floor((done / total) * 100) : 100;
   const rate = seconds > 0 ? moved / seconds : 0; // bytes per second
-  const left = rate > 0 ? formatDuration((total - done) / rate) : '?';
+  // Under a second in, the rate says little yet.
+  const left = rate > 0 && seconds >= 1 ? formatDuration((total - done) / rate) : '?';
   return `${label}: ${formatBytes(done)} of ${formatBytes(total)} (${percent}%), ${(rate / 1e6).toFixed(1)} MB/s, ${done >= total ? 'done' : `${left} left`}`;
 }
 
