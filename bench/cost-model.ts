@@ -8,7 +8,6 @@
  * measured; Lambda bills whole milliseconds, and the init of a cold start too.
  */
 import { memorySizeOf, memorySizes } from '#lib/function-settings';
-import { f } from './markdown';
 import type { CapacityRow, ColdStartRow, DurationRow } from './results';
 
 /**
@@ -122,12 +121,15 @@ export function memoryChoices(durations: DurationRow[], coldStart: ColdStartRow[
   return { read: choose('read'), write: choose('write') };
 }
 
-/** Dollars per file operation: the API calls (priced as above) and the bucket's requests. */
+/** Dollars per file operation: the API calls (priced as above), the Lambda time checking the bytes, the bucket's requests. */
 export interface FileCostRow {
   operation: string;
-  /** The API calls it makes, and whether each was priced from its own measured row or stood in for. */
+  /** The API calls it makes (`n × ` when more than one). */
   calls: string;
   api: number;
+  /** Seconds of Lambda reading the bytes back to hash them, and their dollars. */
+  checkSeconds: number;
+  check: number;
   s3: number;
   total: number;
 }
@@ -137,47 +139,39 @@ export interface FileCostRow {
  * 100 parts past the first 100, POST /uploads/{id}/complete; in the bucket a multipart upload
  * (create, one PUT per part, complete) and one GET of the object (the service reads the bytes
  * back to check their SHA-256), that reading priced as Lambda time from the complete the files
- * scenario measured. A download: GET /document/{id}/content and the GET of its URL.
- * An endpoint the cost scenario has not measured is priced as the costliest endpoint of its
- * kind that it has (a write for a POST), and the row says so.
+ * scenario measured, per byte, all of it as CPU at the write functions' share of a vCPU.
+ * A download: GET /document/{id}/content and the GET of its URL. An endpoint the cost scenario
+ * has not measured is priced as the costliest one of its kind it has (`standIns` says which).
  */
-export function fileCosts(cost: CostRow[], files: { partSize: number; mib: number; completeSeconds: number }): FileCostRow[] {
-  const { partSize } = files;
-  const priced = (endpoint: string) => {
-    const row = cost.find((c) => c.endpoint === endpoint);
-    if (row) return { dollars: row.total / 1e6, label: endpoint };
+export function fileCosts(cost: CostRow[], files: { partSize: number; mib: number; completeSeconds: number }) {
+  const standIns = new Map<string, string>();
+  const dollars = (endpoint: string) => {
     const kind = cost.filter((c) => c.endpoint.startsWith('GET ') === endpoint.startsWith('GET '));
-    const stand = kind.reduce((a, b) => (b.total > a.total ? b : a));
-    return { dollars: stand.total / 1e6, label: `${endpoint} (as ${stand.endpoint})` };
+    const row = cost.find((c) => c.endpoint === endpoint) ?? kind.reduce((a, b) => (b.total > a.total ? b : a));
+    if (row.endpoint !== endpoint) standIns.set(endpoint, row.endpoint);
+    return row.total / 1e6;
   };
-  const upload = (label: string, bytes: number): FileCostRow => {
-    const parts = Math.max(1, Math.ceil(bytes / partSize));
-    const partCalls = Math.ceil(Math.max(0, parts - 100) / 100);
-    const calls = [
-      priced('POST /uploads'),
-      ...Array(partCalls).fill(priced('POST /uploads/{id}/parts')),
-      priced('POST /uploads/{id}/complete'),
-    ];
+  const row = (operation: string, calls: [string, number][], s3: number, checkSeconds = 0): FileCostRow => {
+    const api = calls.reduce((total, [endpoint, n]) => total + n * dollars(endpoint), 0);
+    const check = lambdaDollars(memorySizes.write, checkSeconds * 1000) / 1e6;
+    const names = calls.filter(([, n]) => n > 0).map(([endpoint, n]) => (n > 1 ? `${n} × ${endpoint}` : endpoint));
+    return { operation, calls: names.join(', '), api, checkSeconds, check, s3, total: api + check + s3 };
+  };
+  const upload = (operation: string, bytes: number) => {
+    const parts = Math.max(1, Math.ceil(bytes / files.partSize));
     const s3 = ((parts + 2) * prices.s3PutPerThousand + prices.s3GetPerThousand) / 1000;
-    // Reading the bytes back to hash them: the measured complete, per byte, as CPU at the write functions' share of a vCPU.
-    const checkMs = ((files.completeSeconds * 1000 * bytes) / (files.mib * 1024 ** 2)) * Math.max(1, MB_PER_VCPU / memorySizes.write);
-    const check = {
-      dollars: lambdaDollars(memorySizes.write, checkMs) / 1e6,
-      label: `${f(checkMs / 1000, 1)} s of Lambda checking the bytes`,
-    };
-    return row(label, [...calls, check], s3);
+    const checkSeconds = ((files.completeSeconds * bytes) / (files.mib * 1024 ** 2)) * Math.max(1, MB_PER_VCPU / memorySizes.write);
+    const calls: [string, number][] = [
+      ['POST /uploads', 1],
+      ['POST /uploads/{id}/parts', Math.ceil(Math.max(0, parts - 100) / 100)],
+      ['POST /uploads/{id}/complete', 1],
+    ];
+    return row(operation, calls, s3, checkSeconds);
   };
-  const row = (operation: string, calls: { dollars: number; label: string }[], s3: number): FileCostRow => {
-    const api = calls.reduce((total, call) => total + call.dollars, 0);
-    const names = [...new Set(calls.map((call) => call.label))].map((name) => {
-      const n = calls.filter((call) => call.label === name).length;
-      return n > 1 ? `${n} × ${name}` : name;
-    });
-    return { operation, calls: names.join(', '), api, s3, total: api + s3 };
-  };
-  return [
-    upload('upload, one part', Math.min(partSize, 1024 ** 2)),
-    upload('upload, 1 GiB', 1024 ** 3),
-    row('download', [priced('GET /document/{id}/content')], prices.s3GetPerThousand / 1000),
+  const rows = [
+    upload('uploads of one part (1 MiB)', 1024 ** 2),
+    upload('uploads of 1 GiB', 1024 ** 3),
+    row('downloads', [['GET /document/{id}/content', 1]], prices.s3GetPerThousand / 1000),
   ];
+  return { rows, standIns: [...standIns].map(([endpoint, as]) => `${endpoint} as ${as}`) };
 }

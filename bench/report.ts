@@ -114,7 +114,9 @@ ${Object.entries(r.sides)
   .join('\n\n')}
 `;
 
-const filesSection = (r: FilesResult, cost: CostRow[]) => `## 12. Files
+function filesSection(r: FilesResult, cost: CostRow[]): string {
+  const files = fileCosts(cost, r);
+  return `## 12. Files
 
 A file of ${n(r.mib)} MiB (generated as it is sent) in ${r.partCount} parts of ${f(r.partSize / 1024 ** 2, 0)} MiB, ${r.parallel} at a time: through the service's flow
 (POST /uploads, the parts to their presigned URLs, complete until the Document: what \`npm run upload\` does) and straight to the same S3
@@ -139,16 +141,26 @@ ${table(
 Medians: upload **${f(r.upload.service, 0)} vs ${f(r.upload.direct, 0)} MB/s (ratio ${f(r.upload.ratio)})**, download **${f(r.download.service, 0)} vs ${f(r.download.direct, 0)} MB/s
 (ratio ${f(r.download.ratio)})**; complete, until the Document (the service checking the bytes), ${f(r.completeSeconds, 1)} s; RSS growth at most **+${f(r.rssGrowthMb.service, 0)} MB** (direct: +${f(r.rssGrowthMb.direct, 0)} MB).
 
-**Cost on AWS** (\`fileCosts\` in \`bench/cost-model.ts\`; S3 Standard at ${usd(prices.s3PutPerThousand)} per 1,000 PUT/POST, $${prices.s3GetPerThousand} per 1,000 GET,
-$${prices.s3PerGbMonth} per GB-month; the API calls as §5 prices them; data transfer left out):
+**Cost on AWS** (\`fileCosts\` in \`bench/cost-model.ts\`): the API calls as §5 prices them, the Lambda time of reading the bytes back to
+check their SHA-256 (the complete measured here, per byte, at the write functions' share of a vCPU), and S3 Standard's requests at
+$${prices.s3PutPerThousand} per 1,000 PUT/POST and $${prices.s3GetPerThousand} per 1,000 GET (a multipart upload: create, a PUT per part, complete; one GET
+to check); data transfer left out.
 
 ${table(
-  ['Operation', 'API calls', 'API $', 'S3 requests $', 'Total $'],
-  fileCosts(cost, r).map((c) => [c.operation, c.calls, c.api.toExponential(2), c.s3.toExponential(2), `**${c.total.toExponential(2)}**`]),
+  ['Dollars per million', 'API calls', 'API', 'Lambda checking', 'S3 requests', 'Total'],
+  files.rows.map((c) => [
+    c.operation,
+    c.calls,
+    usd(c.api * 1e6),
+    c.checkSeconds ? `${usd(c.check * 1e6)} (${f(c.checkSeconds, 2)} s each)` : '—',
+    usd(c.s3 * 1e6),
+    `**${usd(c.total * 1e6)}**`,
+  ]),
 )}
-
+${files.standIns.length ? `\nNot measured by the cost scenario yet, so priced as the costliest measured endpoint of their kind: ${files.standIns.join(', ')}.\n` : ''}
 Storage: **$${prices.s3PerGbMonth} per GB-month** of every kept version (revisions and the trash included).
 `;
+}
 
 function resultsMarkdown(r: Results, cost: CostRow[], list: ReturnType<typeof budgets>): string {
   const profiled = r.throughput.find((row) => row.ratios)!;
