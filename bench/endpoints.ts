@@ -19,6 +19,7 @@ import { emptyTrash, purgeFromTrash } from '#core/use-cases/purge';
 import { restoreFromTrash } from '#core/use-cases/restore';
 import { getRevision, listRevisions, restoreRevision } from '#core/use-cases/revisions';
 import { trashDocument, trashFolder } from '#core/use-cases/trash';
+import { cancelUpload, completeUpload, getUpload, partUrls, startUpload } from '#core/use-cases/uploads';
 import { type Fixture, oneKb, type TargetKind } from './fixture';
 import type { Request } from './load';
 
@@ -209,6 +210,48 @@ export const endpoints: Endpoint[] = [
     ...change(204, ['document', 'entry', 'folder', 'trash record', 'role', 'change'], { throughput: true, targets: { kind: 'document' } }),
     http: (_, { target }) => del(`/document/${target}`),
     store: (f, { target }) => trashDocument(f.caller, target, {}),
+  },
+  {
+    // One read (the folder, the caller's role, the usage, the name's two entries), then the transaction
+    // that records the upload and reserves its size (the bucket's CreateMultipartUpload only for more than one part).
+    name: 'POST /uploads',
+    ...expect(201, 2, ['folder', 'role', 'usage', 'entry', 'entry'], ['upload', 'usage', 'role', 'folder']),
+    http: (f, { n }) => post('/uploads', { folderId: f.writeFolderId, name: `upload-${unique(n)}`, size: 5 }),
+    store: (f, { n }) => startUpload(f.caller, { folderId: f.writeFolderId, name: `upload-${unique(n)}`, size: 5 }),
+  },
+  {
+    // The upload alone (its id names its repository); the bucket says which parts it holds.
+    name: 'GET /uploads/{id}',
+    ...expect(200, 1, ['upload'], [], { targets: { kind: 'upload', pool: 10 } }),
+    http: (_, { target }) => get(`/uploads/${target}`),
+    store: (f, { target }) => getUpload(f.caller, target),
+  },
+  {
+    name: 'POST /uploads/{id}/parts',
+    ...expect(200, 1, ['upload'], [], { targets: { kind: 'upload', pool: 10 } }),
+    http: (_, { target }) => post(`/uploads/${target}/parts`, { numbers: [1] }),
+    store: (f, { target }) => partUrls(f.caller, target, [1]),
+  },
+  {
+    // The upload; the version's read (document or folder, role); the version's transaction, which also completes the upload.
+    name: 'POST /uploads/{id}/complete',
+    ...expect(
+      200,
+      3,
+      ['upload', 'folder', 'role', 'entry', 'entry'],
+      ['upload', 'document', 'revision', 'content', 'folder', 'role', 'entry', 'entry', 'change'],
+      {
+        targets: { kind: 'sent upload' },
+      },
+    ),
+    http: (_, { target }) => post(`/uploads/${target}/complete`),
+    store: (f, { target }) => completeUpload(f.caller, target),
+  },
+  {
+    name: 'DELETE /uploads/{id}',
+    ...expect(204, 2, ['upload'], ['upload', 'usage'], { targets: { kind: 'upload' } }),
+    http: (_, { target }) => del(`/uploads/${target}`),
+    store: (f, { target }) => cancelUpload(f.caller, target),
   },
   {
     name: 'GET /document/{id}/revisions',

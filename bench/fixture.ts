@@ -7,6 +7,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { BatchWriteCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { db, getItems, type Item, tableName } from '#core/db/client';
+import { MIN_PART_BYTES } from '#core/files/parts';
 import { readChanges } from '#core/items/change';
 import { createDocument } from '#core/items/document';
 import { createFolder } from '#core/items/folder';
@@ -15,6 +16,7 @@ import { putMember } from '#core/items/member';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
 import { trashDocument, trashFolder } from '#core/use-cases/trash';
+import { startUpload } from '#core/use-cases/uploads';
 import { sum } from './load';
 
 export interface Fixture {
@@ -78,6 +80,15 @@ function makers({ caller, writeFolderId }: Fixture) {
     'folder with a document': folderWithDocument,
     'trashed document': trashed(document, (id) => trashDocument(caller, id, {})),
     'trashed folder': trashed(folderWithDocument, (id) => trashFolder(caller, id, {}, { recursive: true })),
+    // An open upload of a small file (the caller's), no byte sent; and one of two parts, both sent,
+    // so that `complete` does the whole work (a one-part upload completes on its own when its bytes arrive).
+    upload: async () => (await startUpload(caller, { folderId: writeFolderId, name: `Upload ${unique()}`, size: 5 })).id,
+    'sent upload': async () => {
+      const started = await startUpload(caller, { folderId: writeFolderId, name: `Upload ${unique()}`, size: MIN_PART_BYTES + 1 });
+      const parts = [Buffer.alloc(MIN_PART_BYTES), Buffer.alloc(1)];
+      await Promise.all((started.parts ?? []).map((part, i) => fetch(part.url, { method: 'PUT', body: parts[i] })));
+      return started.id;
+    },
     'repository with a trashed document': trashed(
       async () => (await repository(caller)).id,
       async (id) => trashDocument(caller, await document(id), {}),

@@ -20,6 +20,8 @@ const KINDS: [kind: string, pk: string, sk: RegExp][] = [
   ['repository', 'REPO#', /^REPO$/],
   ['member', 'REPO#', /^M#/],
   ['trash record', 'REPO#', /^TRASH#/],
+  ['upload', 'REPO#', /^UPLOAD#/],
+  ['usage', 'REPO#', /^USAGE$/],
   ['role', 'ACL#', /^ACL$/],
   ['folder', 'FOLDER#', /^FOLDER$/],
   ['entry', 'FOLDER#', /^[FD]#/],

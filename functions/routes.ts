@@ -78,6 +78,19 @@ const WRITE: readonly DynamoDbAction[] = [
 ];
 
 /**
+ * What finishing an upload asks of the bucket, wherever it runs (complete, the ObjectCreated
+ * finaliser, the sweeper): list and join the parts, read the object back (HEAD, and its bytes
+ * for the SHA-256), and on a failure abort the parts and delete the object.
+ */
+const FINISH_UPLOAD: readonly S3Action[] = [
+  's3:ListMultipartUploadParts',
+  's3:PutObject',
+  's3:GetObject',
+  's3:AbortMultipartUpload',
+  's3:DeleteObject',
+];
+
+/**
  * What the Idempotency-Key layer (functions/core/http/idempotency.ts, Powertools) asks of the
  * table on every write route: a conditional put claims the key, a get reads a record that the
  * put's failure did not return, an update stores the answer, a delete releases the key after a
@@ -199,6 +212,48 @@ export const routes: readonly Route[] = [
     path: '/document/{id}/path',
     handler: handlerAt<typeof import('./documents/get-document-path')>('documents/get-document-path'),
     dynamodb: READ,
+  },
+  // Uploads (docs/api.md: Files): the bytes go to the bucket through presigned URLs; a URL carries
+  // the rights of the function that signs it, so signing a part's PUT needs s3:PutObject.
+  {
+    name: 'StartUpload',
+    method: 'POST',
+    path: '/uploads',
+    handler: handlerAt<typeof import('./uploads/start-upload')>('uploads/start-upload'),
+    dynamodb: WRITE,
+    s3: ['s3:PutObject', 's3:AbortMultipartUpload'],
+  },
+  {
+    name: 'GetUpload',
+    method: 'GET',
+    path: '/uploads/{id}',
+    handler: handlerAt<typeof import('./uploads/get-upload')>('uploads/get-upload'),
+    dynamodb: READ,
+    s3: ['s3:ListMultipartUploadParts', 's3:GetObject'],
+  },
+  {
+    name: 'CreatePartUrls',
+    method: 'POST',
+    path: '/uploads/{id}/parts',
+    handler: handlerAt<typeof import('./uploads/create-part-urls')>('uploads/create-part-urls'),
+    dynamodb: READ,
+    s3: ['s3:PutObject'],
+  },
+  {
+    name: 'CompleteUpload',
+    method: 'POST',
+    path: '/uploads/{id}/complete',
+    handler: handlerAt<typeof import('./uploads/complete-upload')>('uploads/complete-upload'),
+    dynamodb: WRITE,
+    s3: FINISH_UPLOAD,
+  },
+  {
+    name: 'CancelUpload',
+    method: 'DELETE',
+    path: '/uploads/{id}',
+    handler: handlerAt<typeof import('./uploads/cancel-upload')>('uploads/cancel-upload'),
+    dynamodb: WRITE,
+    s3: ['s3:AbortMultipartUpload', 's3:DeleteObject'],
   },
   {
     name: 'CreateDocument',
@@ -388,6 +443,17 @@ export const workerFunction = {
 } as const;
 
 /**
+ * The finaliser: not a route, the function the bucket's ObjectCreated notification invokes
+ * (functions/uploads/finalise.ts): it finishes an upload whose bytes arrived, as `complete` does.
+ */
+export const finaliserFunction = {
+  name: 'Finaliser',
+  handler: 'uploads/finalise',
+  dynamodb: WRITE,
+  s3: FINISH_UPLOAD,
+} as const;
+
+/**
  * The sweeper: run on a schedule, it finds background work the stream did not finish (the sweep
  * index, a Query) and drives it with the worker's own code (functions/worker/sweeper.ts), so it
  * needs what the worker needs.
@@ -396,7 +462,12 @@ export const sweeperFunction = {
   name: 'Sweeper',
   handler: 'worker/sweep',
   dynamodb: workerFunction.dynamodb,
+  // It finishes or expires uploads whose notification or request was lost (functions/core/use-cases/uploads.ts).
+  s3: FINISH_UPLOAD,
 } as const;
+
+/** Every function of the stack: the routes', the fallback's and those no route invokes. */
+export const allFunctions = [...routes, fallbackRoute, workerFunction, sweeperFunction, finaliserFunction] as const;
 
 /** Splits a route path into segments; `{x}` segments match any one non-empty segment. */
 function segments(path: string): string[] {

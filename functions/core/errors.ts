@@ -18,8 +18,13 @@ export type ProblemKind =
   | 'member-limit'
   | 'repository-limit'
   | 'depth-limit'
+  | 'quota-exceeded'
   | 'request-in-progress'
   | 'cursor-expired'
+  | 'upload-incomplete'
+  | 'upload-mismatch'
+  | 'upload-closed'
+  | 'upload-expired'
   | 'precondition-failed'
   | 'idempotency-key-reused'
   | 'payload-too-large'
@@ -44,8 +49,13 @@ export const problems: Readonly<Record<ProblemKind, { status: number; title: str
   'member-limit': { status: 409, title: 'The repository has as many members as it may' },
   'repository-limit': { status: 409, title: 'The user is in as many repositories as they may' },
   'depth-limit': { status: 409, title: 'Folders nest too deep' },
+  'quota-exceeded': { status: 409, title: "The repository's storage quota is reached" },
   'request-in-progress': { status: 409, title: 'A request with this Idempotency-Key is in progress' },
   'cursor-expired': { status: 410, title: 'The cursor is older than the feed keeps' },
+  'upload-incomplete': { status: 409, title: 'Parts of the upload are missing' },
+  'upload-mismatch': { status: 409, title: 'The uploaded bytes are not the ones declared' },
+  'upload-closed': { status: 409, title: 'The upload was cancelled or has failed' },
+  'upload-expired': { status: 410, title: 'The upload expired' },
   'precondition-failed': { status: 412, title: 'Precondition Failed' },
   'idempotency-key-reused': { status: 422, title: 'The Idempotency-Key was used for another request' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
@@ -88,10 +98,12 @@ export const throttled = (detail: string, retryAfterSeconds = 1) =>
   new HttpError('throttled', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
 
 /** DynamoDB / SDK error names that mean "slow down" and "try again later". */
-const throttlingErrors = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);
+const throttlingErrors = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded', 'SlowDown']);
 const unavailableErrors = new Set([
   'ServiceUnavailable',
   'InternalServerError',
+  'InternalError',
+  'ServiceUnavailableException',
   'TransactionConflictException',
   'TransactionInProgressException',
   'TimeoutError',
@@ -116,7 +128,7 @@ export function toHttpError(error: unknown): HttpError {
     });
   }
   if (hasErrorName(error, throttlingErrors)) return throttled('The database is busy; retry shortly.');
-  if (hasErrorName(error, unavailableErrors)) return unavailable('The database is unavailable; retry shortly.');
+  if (hasErrorName(error, unavailableErrors)) return unavailable('The database or the file store is unavailable; retry shortly.');
   return new HttpError('internal', 'An unexpected error occurred.');
 }
 

@@ -41,3 +41,19 @@ export const REVISION_DAYS = 30;
 export const FEED_DAYS = 31;
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A repository's storage quota in bytes (docs/api.md: Files): the stack's `quotaBytes` setting, given to the functions as QUOTA_BYTES. */
+export const DEFAULT_QUOTA_BYTES = 10 * 1024 ** 3;
+export function quotaBytes(): number {
+  const raw = process.env.QUOTA_BYTES;
+  const value = raw === undefined || raw === '' ? DEFAULT_QUOTA_BYTES : Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`QUOTA_BYTES must be a whole number of bytes, got "${raw}"`);
+  return value;
+}
+
+/** How long an upload stays open (docs/api.md: Files). Tests only may shorten it (UPLOAD_EXPIRY_SECONDS, where vitest runs). */
+export function uploadLifetimeMs(): number {
+  const raw = process.env.UPLOAD_EXPIRY_SECONDS;
+  if (raw && process.env.VITEST) return Number(raw) * 1_000;
+  return 24 * 60 * 60 * 1_000;
+}

@@ -13,6 +13,7 @@
  */
 import * as z from 'zod/mini';
 import { MAX_USER_ID_LENGTH } from './auth';
+import { MAX_FILE_BYTES } from './files/parts';
 import { ID_PATTERN } from './ids';
 import { BIDI_CONTROLS, MAX_NAME_LENGTH, nameProblem, normalizeName } from './names';
 
@@ -300,6 +301,94 @@ export const restoreBody = z.strictObject(
   {
     folderId: z.optional(idSchema.check(z.meta({ description: 'Restore into this folder instead of the one it was in.' }))),
     name: z.optional(nameSchema),
+  },
+  body,
+);
+
+// ---------------------------------------------------------------------------------------------
+// Files (docs/api.md: Files).
+
+export const DEFAULT_FILE_CONTENT_TYPE = 'application/octet-stream';
+/** Part numbers one `POST /uploads/{id}/parts` may ask for. */
+export const MAX_PART_NUMBERS = 100;
+/** S3's highest part number. */
+const MAX_PART_NUMBER = 10_000;
+
+const sizeSchema = z.int(expected('a whole number of bytes')).check(
+  z.gte(0, 'must be at least 0'),
+  (ctx) => {
+    if (ctx.value > MAX_FILE_BYTES) {
+      ctx.issues.push({
+        code: 'custom',
+        message: `must be at most ${MAX_FILE_BYTES} bytes (5 TiB)`,
+        input: ctx.value,
+        params: PAYLOAD_TOO_LARGE,
+      });
+    }
+  },
+  z.meta({ description: `The file's exact size in bytes, at most ${MAX_FILE_BYTES} (5 TiB; more is 413).`, maximum: MAX_FILE_BYTES }),
+);
+const sha256Schema = z
+  .string(expected('a string'))
+  .check(
+    z.regex(/^[0-9a-fA-F]{64}$/, 'must be a SHA-256 digest: 64 hexadecimal digits'),
+    z.meta({ description: 'The SHA-256 of the bytes (hex; kept in lowercase): checked at completion.' }),
+  );
+
+/**
+ * POST /uploads: a new document (`folderId`, `name`, optional `id`) or a new version of one
+ * (`documentId`, optional `version`), never both.
+ */
+export const startUploadBody = z
+  .strictObject(
+    {
+      folderId: z.optional(idSchema),
+      name: z.optional(nameSchema),
+      id: z.optional(idSchema),
+      documentId: z.optional(idSchema),
+      version: z.optional(versionSchema),
+      size: sizeSchema,
+      contentType: z.optional(contentTypeSchema),
+      sha256: z.optional(
+        z.pipe(
+          sha256Schema,
+          z.transform((value: string) => value.toLowerCase()),
+        ),
+      ),
+    },
+    body,
+  )
+  .check((ctx) => {
+    const { folderId, name, id, documentId, version } = ctx.value;
+    const issue = (path: string, message: string) => ctx.issues.push({ code: 'custom', message, input: ctx.value, path: [path] });
+    if (folderId !== undefined && documentId !== undefined)
+      issue('documentId', 'give either `folderId` (a new document) or `documentId` (a new version), not both');
+    else if (folderId === undefined && documentId === undefined)
+      issue('folderId', 'is required (or `documentId`, for a new version of a document)');
+    else if (folderId !== undefined) {
+      if (name === undefined) issue('name', 'is required');
+      if (version !== undefined) issue('version', 'applies to a new version of a document (`documentId`) only');
+    } else {
+      if (name !== undefined) issue('name', "a new version keeps the document's name (rename it with PUT /document)");
+      if (id !== undefined) issue('id', 'names a new document: not with `documentId`');
+    }
+  });
+
+export const partNumbersBody = z.strictObject(
+  {
+    numbers: z
+      .array(
+        z
+          .int(expected('a whole number'))
+          .check(z.gte(1, 'must be at least 1'), z.lte(MAX_PART_NUMBER, `must be at most ${MAX_PART_NUMBER}`)),
+        expected('an array of part numbers'),
+      )
+      .check(
+        z.minLength(1, 'must name at least one part'),
+        z.maxLength(MAX_PART_NUMBERS, `must name at most ${MAX_PART_NUMBERS} parts`),
+        z.refine((numbers: number[]) => new Set(numbers).size === numbers.length, 'must not name a part twice'),
+        z.meta({ description: `1 to ${MAX_PART_NUMBERS} part numbers, each once.`, uniqueItems: true }),
+      ),
   },
   body,
 );

@@ -141,6 +141,46 @@ export const changesPageSchema = z.strictObject({
   cursor: z.string().check(z.minLength(1), z.meta({ description: 'Pass it as `cursor` to get the changes after these.' })),
 });
 
+const sha256Hex = (description: string) => z.string().check(z.regex(/^[0-9a-f]{64}$/), z.meta({ description }));
+const byteCount = (description: string) => z.int().check(z.gte(0), z.meta({ description }));
+const partUrl = z.strictObject({
+  number: z.int().check(z.gte(1), z.meta({ description: 'The part number (1-based).' })),
+  url: z.string().check(z.meta({ description: 'A presigned URL: send the part with one plain HTTP PUT of exactly its bytes.' })),
+  expiresAt: time('When the URL stops working (ask `POST /uploads/{id}/parts` for a fresh one).'),
+});
+export const uploadStatuses = ['open', 'verifying', 'completed', 'failed', 'cancelled', 'expired'] as const;
+/** Problem details, as an upload that failed keeps them (the same object `complete` answers). */
+const storedProblem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.int(),
+  detail: z.optional(z.string()),
+});
+export const uploadSchema = z.strictObject({
+  id: id('The upload id.'),
+  documentId: id('The document it makes, or makes a new version of.'),
+  repositoryId: id('The repository of that document.'),
+  folderId: id('The folder the document is (or will be) in.'),
+  name: name(),
+  size: byteCount('The bytes the file has, as declared when the upload began.'),
+  contentType: z.string().check(z.meta({ description: 'Defaults to `application/octet-stream`.' })),
+  sha256: z.optional(sha256Hex('The SHA-256 the bytes must have, when one was declared (lowercase hex).')),
+  partSize: byteCount('Bytes of every part but the last (at least 8 MiB); a file of at most this size is one part.'),
+  partCount: z.int().check(z.gte(1), z.meta({ description: 'How many parts to send (at most 10,000).' })),
+  parts: z.optional(z.array(partUrl).check(z.meta({ description: 'In the `201` only: URLs for parts 1 to min(partCount, 100).' }))),
+  received: z.optional(
+    z
+      .array(z.strictObject({ number: z.int().check(z.gte(1)), size: byteCount('Bytes the bucket holds for that part.') }))
+      .check(z.meta({ description: 'In `GET /uploads/{id}` only: the parts the bucket holds, to resume after a crash.' })),
+  ),
+  status: z.enum(uploadStatuses),
+  problem: z.optional(storedProblem.check(z.meta({ description: 'The RFC 9457 problem that failed it (status `failed`).' }))),
+  expiresAt: time('24 hours after it began: after that it is 410 and its bytes are deleted.'),
+  createdAt: time('When it began.'),
+  createdBy: user('Who began it: the only user who sees it.'),
+});
+export const partUrlsSchema = z.strictObject({ items: z.array(partUrl) });
+
 /** Every response body by the name of its OpenAPI component. */
 export const resources = {
   Repository: repositorySchema,
@@ -165,6 +205,8 @@ export const resources = {
   RevisionList: page(revisionSummarySchema),
   Change: changeSchema,
   ChangesPage: changesPageSchema,
+  Upload: uploadSchema,
+  PartUrls: partUrlsSchema,
 };
 export type ResourceName = keyof typeof resources;
 export type ResourceOf<N extends ResourceName> = z.output<(typeof resources)[N]>;
@@ -178,6 +220,8 @@ export type TrashItem = ResourceOf<'TrashItem'>;
 export type Revision = ResourceOf<'Revision'>;
 export type RevisionSummary = ResourceOf<'RevisionSummary'>;
 export type Change = ResourceOf<'Change'>;
+export type Upload = ResourceOf<'Upload'>;
+export type UploadStatus = (typeof uploadStatuses)[number];
 export type ChangeType = (typeof changeTypes)[number];
 export interface Page<T> {
   items: T[];

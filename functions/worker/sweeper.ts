@@ -9,6 +9,8 @@
  *   up if the stream still does not.
  * - A pending change (`FEED#…/P#`) written longer ago than the grace: its repository's waiting
  *   changes are numbered (`sweepFeed`, the worker's numbering), oldest first.
+ * - An upload (`REPO#…/UPLOAD#`) whose time came: expired, finished after a lost notification,
+ *   or its bytes deleted after a failure (`sweepUpload`).
  *
  * It finds them in the sparse sweep index (`sweepIndex`, lib/table.ts): a Query per shard for
  * items that have waited since before the cutoff, keys only. No Scan: an idle table costs 16
@@ -22,10 +24,11 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#core/db/client';
-import { FEED_PENDING_PREFIX } from '#core/items/keys';
+import { FEED_PENDING_PREFIX, idOfPartition, isUploadKey, UPLOAD_PREFIX } from '#core/items/keys';
 import { sweepIndex } from '#core/items/task';
 import { logger } from '#core/logger';
 import { recordMetric } from '#core/metrics';
+import { sweepUpload } from '#core/use-cases/uploads';
 import { sweeping } from './delivery';
 import { sweepFeed } from './number-changes';
 import { taskSteps } from './task-steps';
@@ -41,6 +44,8 @@ export interface SweepOptions {
 export interface SweepReport {
   /** Tasks run. */
   tasks: number;
+  /** Uploads looked at (expired, finished, their bytes deleted). */
+  uploads: number;
   /** Changes numbered, and in how many repositories. */
   changes: number;
   repositories: number;
@@ -64,11 +69,14 @@ export async function sweep(options: SweepOptions = {}): Promise<SweepReport> {
 
   const taskIds = new Set<string>();
   const repositories = new Set<string>();
-  for (const { PK, SK } of keys) {
+  const uploads: { repositoryId: string; uploadId: string }[] = [];
+  for (const key of keys) {
+    const { PK, SK } = key;
     if (PK.startsWith('TASK#')) taskIds.add(PK.slice('TASK#'.length));
     else if (PK.startsWith('FEED#') && SK.startsWith(FEED_PENDING_PREFIX)) repositories.add(PK.slice('FEED#'.length));
+    else if (isUploadKey(key)) uploads.push({ repositoryId: idOfPartition(PK), uploadId: SK.slice(UPLOAD_PREFIX.length) });
   }
-  const report: SweepReport = { tasks: 0, changes: 0, repositories: 0, failed: 0, left: 0 };
+  const report: SweepReport = { tasks: 0, changes: 0, repositories: 0, uploads: 0, failed: 0, left: 0 };
 
   // Feeds first: numbering is quick, and a follower waits on it.
   for (const repositoryId of repositories) {
@@ -83,6 +91,21 @@ export async function sweep(options: SweepOptions = {}): Promise<SweepReport> {
     } catch (error) {
       report.failed++;
       logger.error('sweep: numbering failed', { error: error as Error, repositoryId });
+    }
+  }
+
+  // Uploads whose time came: expired ones, and those a lost notification or request left open.
+  for (const { repositoryId, uploadId } of uploads) {
+    if (Date.now() > deadline) {
+      report.left++;
+      continue;
+    }
+    try {
+      await sweepUpload(repositoryId, uploadId);
+      report.uploads++;
+    } catch (error) {
+      report.failed++;
+      logger.error('sweep: upload failed', { error: error as Error, repositoryId, uploadId });
     }
   }
 

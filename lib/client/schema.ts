@@ -196,6 +196,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Begin an upload
+         * @description `{folderId, name, size, contentType?, sha256?, id?}` makes a new document; `{documentId, size, contentType?, sha256?, version?}` a new version of one. Checks what can be known before any byte (role, folder or document, the name free, `version`, `size` within 5 TiB and within the quota) and reserves `size` of the quota. The answer holds presigned URLs for the first 100 parts: send each part with one plain `PUT` of its bytes, then `POST /uploads/{id}/complete`.
+         */
+        post: operations["startUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uploads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an upload
+         * @description `received` lists the parts the bucket holds while the upload is open: send the others, then complete it.
+         */
+        get: operations["getUpload"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel an upload
+         * @description The parts sent are deleted and the reserved quota given back; it shows `status: "cancelled"` until it expires.
+         */
+        delete: operations["cancelUpload"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uploads/{id}/parts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Get URLs for parts
+         * @description Fresh URLs for the parts named (1 to 100 numbers, each within `partCount`), for example after one expired.
+         */
+        post: operations["createPartUrls"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/uploads/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete an upload
+         * @description Checks every part is there, the size and the declared `sha256`, then makes the new version current in one step (with its revision and one change). Safe to repeat and to race: once done, every repeat answers the same Document. A large file answers 202 with `Retry-After` while its bytes are verified: ask again.
+         */
+        post: operations["completeUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/document": {
         parameters: {
             query?: never;
@@ -771,6 +855,83 @@ export interface components {
             /** @description Pass it as `cursor` to get the changes after these. */
             cursor: string;
         };
+        Upload: {
+            /** @description The upload id. */
+            id: string;
+            /** @description The document it makes, or makes a new version of. */
+            documentId: string;
+            /** @description The repository of that document. */
+            repositoryId: string;
+            /** @description The folder the document is (or will be) in. */
+            folderId: string;
+            /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
+            name: string;
+            /** @description The bytes the file has, as declared when the upload began. */
+            size: number;
+            /** @description Defaults to `application/octet-stream`. */
+            contentType: string;
+            /** @description The SHA-256 the bytes must have, when one was declared (lowercase hex). */
+            sha256?: string;
+            /** @description Bytes of every part but the last (at least 8 MiB); a file of at most this size is one part. */
+            partSize: number;
+            /** @description How many parts to send (at most 10,000). */
+            partCount: number;
+            /** @description In the `201` only: URLs for parts 1 to min(partCount, 100). */
+            parts?: {
+                /** @description The part number (1-based). */
+                number: number;
+                /** @description A presigned URL: send the part with one plain HTTP PUT of exactly its bytes. */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description When the URL stops working (ask `POST /uploads/{id}/parts` for a fresh one).
+                 */
+                expiresAt: string;
+            }[];
+            /** @description In `GET /uploads/{id}` only: the parts the bucket holds, to resume after a crash. */
+            received?: {
+                number: number;
+                /** @description Bytes the bucket holds for that part. */
+                size: number;
+            }[];
+            /** @enum {string} */
+            status: "open" | "verifying" | "completed" | "failed" | "cancelled" | "expired";
+            /** @description The RFC 9457 problem that failed it (status `failed`). */
+            problem?: {
+                type: string;
+                title: string;
+                status: number;
+                detail?: string;
+            };
+            /**
+             * Format: date-time
+             * @description 24 hours after it began: after that it is 410 and its bytes are deleted.
+             */
+            expiresAt: string;
+            /**
+             * Format: date-time
+             * @description When it began.
+             */
+            createdAt: string;
+            /**
+             * @description Who began it: the only user who sees it.
+             * @example alice
+             */
+            createdBy: string;
+        };
+        PartUrls: {
+            items: {
+                /** @description The part number (1-based). */
+                number: number;
+                /** @description A presigned URL: send the part with one plain HTTP PUT of exactly its bytes. */
+                url: string;
+                /**
+                 * Format: date-time
+                 * @description When the URL stops working (ask `POST /uploads/{id}/parts` for a fresh one).
+                 */
+                expiresAt: string;
+            }[];
+        };
         ValidationProblem: {
             /** @constant */
             type: "urn:problem-type:documents:validation-error";
@@ -906,6 +1067,16 @@ export interface components {
             /** @description What went wrong with this request, for people. */
             detail: string;
         };
+        QuotaExceededProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:quota-exceeded";
+            /** @example The repository's storage quota is reached */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
         RequestInProgressProblem: {
             /** @constant */
             type: "urn:problem-type:documents:request-in-progress";
@@ -920,6 +1091,46 @@ export interface components {
             /** @constant */
             type: "urn:problem-type:documents:cursor-expired";
             /** @example The cursor is older than the feed keeps */
+            title: string;
+            /** @constant */
+            status: 410;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        UploadIncompleteProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:upload-incomplete";
+            /** @example Parts of the upload are missing */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        UploadMismatchProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:upload-mismatch";
+            /** @example The uploaded bytes are not the ones declared */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        UploadClosedProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:upload-closed";
+            /** @example The upload was cancelled or has failed */
+            title: string;
+            /** @constant */
+            status: 409;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        UploadExpiredProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:upload-expired";
+            /** @example The upload expired */
             title: string;
             /** @constant */
             status: 410;
@@ -1017,6 +1228,40 @@ export interface components {
             parentId: string;
             /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters (counted after that, so not in the pattern), not "." or "..", with no "/", control characters or bidirectional controls, and not only white space and invisible characters. Unique within its folder under Unicode full case folding. */
             name: string;
+        };
+        StartUploadRequest: {
+            /**
+             * @description An opaque id.
+             * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+             */
+            folderId?: string;
+            /** @description Trimmed and normalised to NFC before it is stored; then 1 to 255 characters (counted after that, so not in the pattern), not "." or "..", with no "/", control characters or bidirectional controls, and not only white space and invisible characters. Unique within its folder under Unicode full case folding. */
+            name?: string;
+            /**
+             * @description An opaque id.
+             * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+             */
+            id?: string;
+            /**
+             * @description An opaque id.
+             * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+             */
+            documentId?: string;
+            /** @description The version the client last saw: the update applies only if it is still the stored one (else 412). */
+            version?: number;
+            /** @description The file's exact size in bytes, at most 5497558138880 (5 TiB; more is 413). */
+            size: number;
+            /**
+             * @description A media type (RFC 9110), with optional parameters.
+             * @example text/markdown; charset=utf-8
+             */
+            contentType?: string;
+            /** @description The SHA-256 of the bytes (hex; kept in lowercase): checked at completion. */
+            sha256?: string;
+        };
+        CreatePartUrlsRequest: {
+            /** @description 1 to 100 part numbers, each once. */
+            numbers: number[];
         };
         CreateDocumentRequest: {
             /**
@@ -2063,6 +2308,353 @@ export interface operations {
             /** @description No such document, or you are not a member of its repository. */
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartUploadRequest"];
+            };
+        };
+        responses: {
+            /** @description The upload, with URLs for its first parts. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The path of the new resource. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Your role (`viewer`) does not allow changes. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such folder or document, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            /** @description The folder already has a folder or document of that name, or a document with that `id` exists. Or: The repository's storage quota has no room for `size` more bytes. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["QuotaExceededProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            /** @description The document is not at `version`. */
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upload. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such upload, or another user began it. */
+            404: components["responses"]["NotFound"];
+            /** @description The upload expired (24 hours after it began). */
+            410: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UploadExpiredProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Cancelled. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such upload, or another user began it. */
+            404: components["responses"]["NotFound"];
+            /** @description The upload is completed or failed. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UploadClosedProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            /** @description The upload expired (24 hours after it began). */
+            410: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UploadExpiredProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPartUrls: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePartUrlsRequest"];
+            };
+        };
+        responses: {
+            /** @description A URL for each part named. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PartUrls"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such upload, or another user began it. */
+            404: components["responses"]["NotFound"];
+            /** @description The upload is completed, failed or cancelled. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UploadClosedProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            /** @description The upload expired (24 hours after it began). */
+            410: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UploadExpiredProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    completeUpload: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The document, at the version the upload made. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description The bytes are being verified: repeat the request after `Retry-After` seconds. */
+            202: {
+                headers: {
+                    /** @description Seconds to wait before asking again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Upload"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Your role no longer allows the write. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such upload, or another user began it; or its folder or document is gone or in the trash. */
+            404: components["responses"]["NotFound"];
+            /** @description The name is taken in the folder now. Or: Parts are missing: send them and complete again (the upload stays open). Or: The bytes are not the size or SHA-256 declared: the upload failed. Or: The upload was cancelled. Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["UploadIncompleteProblem"] | components["schemas"]["UploadMismatchProblem"] | components["schemas"]["UploadClosedProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            /** @description The upload expired (24 hours after it began). */
+            410: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UploadExpiredProblem"];
+                };
+            };
+            /** @description The document changed since the upload began (it named a `version`). */
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -29,7 +29,7 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import type { S3Event, S3EventRecord } from 'aws-lambda';
-import { fallbackRoute, routes, type S3Action, s3ActionsOf, sweeperFunction, workerFunction } from '#functions/routes';
+import { allFunctions, type S3Action, s3ActionsOf } from '#functions/routes';
 import { bucketDefinition, defaultBucketName } from '#lib/bucket';
 import { queryParameters, S3Refusal, verifySignature } from './s3-signature';
 import { readOrCreateOnce } from './write-once';
@@ -116,7 +116,7 @@ const S3_NAMESPACE = 'http://s3.amazonaws.com/doc/2006-03-01/';
 
 /** The functions of the route table, by name (read afresh: tests plant grants). */
 function declaredGrants(name: string): readonly S3Action[] | undefined {
-  const fn = [...routes, fallbackRoute, workerFunction, sweeperFunction].find((f) => f.name === name);
+  const fn = allFunctions.find((f) => f.name === name);
   return fn ? s3ActionsOf(fn as { s3?: readonly S3Action[] }) : undefined;
 }
 

@@ -14,6 +14,7 @@ import { setMetricsSink } from '#core/metrics';
 import { referenceAssetFiles } from '#functions/routes';
 import { defaultTableName } from '#lib/table';
 import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from './dynamodb-local';
+import { startLocalFinaliser } from './finaliser';
 import { createGateway, type Gateway, type GatewayOptions, moduleHandlerLoader, problem, stdoutLines } from './gateway';
 import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, type TokenVerifier, verifierFromEnv } from './jwt';
 import { checkLayoutVersion, OldLayoutError } from './layout-version';
@@ -185,6 +186,9 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       printEvents: opts.printEvents ?? false,
     });
     cleanups.push(() => worker.stop());
+    // The bucket's ObjectCreated notifications drive the finalising function, as on AWS.
+    const finaliser = startLocalFinaliser({ s3, loadHandler, log });
+    cleanups.push(() => finaliser.stop());
 
     const localIssuer: LocalIssuer | undefined = auth.localIssuer;
     gateway = createGateway({
@@ -209,7 +213,14 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
         credentials: s3.credentials,
         onObjectCreated: (listener) => s3.onObjectCreated(listener),
       },
-      worker: { settled: (timeoutMs) => worker.settled(timeoutMs), onEvent: (listener) => worker.onEvent(listener) },
+      worker: {
+        // The finaliser's writes reach the stream too: wait for it, then for the worker.
+        settled: async (timeoutMs) => {
+          await finaliser.settled();
+          await worker.settled(timeoutMs);
+        },
+        onEvent: (listener) => worker.onEvent(listener),
+      },
       async issueToken(sub, extraClaims, options) {
         if (!localIssuer) {
           throw new Error(

@@ -45,6 +45,8 @@ const tags: Record<Tag, string> = {
   Members: 'Sharing: who is a member of a repository, and with which role. A repository always keeps at least one owner.',
   Folders: 'Folders nest; a repository has one root folder. Lists are by name, case-insensitively, in pages.',
   Documents: 'UTF-8 text documents, versioned for optimistic concurrency (`ETag` / `If-Match`).',
+  Uploads:
+    'Files of any type and size, sent straight to the bucket with presigned URLs (one PUT per part), then completed into a version of a document.',
   Trash: "Deleted documents and folders stay in their repository's trash for 30 days, and can be restored.",
   Revisions: 'Every version of a document is a revision: read one, or restore it as a new version.',
   Changes: "Each repository's change feed: every change after a cursor, in order, exactly once.",
@@ -310,6 +312,16 @@ function createdResponse(success: JsonSuccess): Json {
   });
 }
 
+/** The 202 of an operation that answers 202 with `Retry-After` while its work goes on. */
+function acceptedResponse(success: JsonSuccess): Json {
+  const { accepted } = success;
+  return {
+    description: accepted!.description,
+    headers: { 'Retry-After': { description: 'Seconds to wait before asking again.', schema: { type: 'integer', minimum: 1 } } },
+    content: { 'application/json': { schema: schemaRef(accepted!.body) } },
+  };
+}
+
 /** The request body's component: named after the route (`CreateDocument` → `CreateDocumentRequest`). */
 const requestBodyName = (route: Route) => `${route.name}Request`;
 
@@ -341,6 +353,7 @@ function operation(route: Route, spec: Documented, parameters: Parameters): Json
     responses: {
       [String(spec.success.status)]: successResponse(spec),
       ...('created' in spec.success && spec.success.created ? { '201': createdResponse(spec.success) } : {}),
+      ...('accepted' in spec.success && spec.success.accepted ? { '202': acceptedResponse(spec.success) } : {}),
       ...operationErrors(route, spec),
     },
   };

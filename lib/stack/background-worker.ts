@@ -25,6 +25,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { type CfnFunction, FilterCriteria, type IFunction, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { sweepIndex } from '#core/items/task';
@@ -56,7 +57,7 @@ export class BackgroundWorker extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: { table: Table; logRetention: RetentionDays; removalPolicy: RemovalPolicy; observability: Observability },
+    props: { table: Table; bucket: IBucket; logRetention: RetentionDays; removalPolicy: RemovalPolicy; observability: Observability },
   ) {
     super(scope, id);
     const { table } = props;
@@ -141,6 +142,7 @@ export class BackgroundWorker extends Construct {
     const sweeperConstruct = new RouteFunction(this, 'Sweeper', {
       route: sweeperFunction,
       table,
+      bucket: props.bucket,
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       timeoutSeconds: SWEEPER_TIMEOUT_SECONDS,

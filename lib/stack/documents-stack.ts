@@ -9,10 +9,13 @@ import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import { CorsHttpMethod, HttpApi, HttpMethod, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { fallbackRoute, routes } from '#functions/routes';
+import { fileKeyPrefix } from '#core/bucket';
+import { fallbackRoute, finaliserFunction, routes } from '#functions/routes';
 import { tableDefinition } from '#lib/table';
 import { ApiAuth } from './auth';
 import { BackgroundWorker } from './background-worker';
@@ -149,7 +152,29 @@ export class DocumentsStack extends Stack {
       });
     }
 
-    const worker = new BackgroundWorker(this, 'Worker', { table, logRetention, removalPolicy, observability });
+    const worker = new BackgroundWorker(this, 'Worker', { table, bucket: files.bucket, logRetention, removalPolicy, observability });
+
+    // The bucket's Object Created events (sent to EventBridge: no deploy-time notification function) finish an upload
+    // whose bytes arrived (functions/uploads/finalise.ts); a failed delivery is retried twice within an hour, and the
+    // sweeper finds what is still left open.
+    const finaliser = new RouteFunction(this, finaliserFunction.name, {
+      route: finaliserFunction,
+      table,
+      bucket: files.bucket,
+      logRetention,
+      removalPolicy,
+      environment: { LOG_LEVEL: 'INFO' },
+      observability,
+    }).function;
+    new Rule(this, 'UploadArrived', {
+      description: 'An object under the file prefix was created: finish the upload it belongs to.',
+      eventPattern: {
+        source: ['aws.s3'],
+        detailType: ['Object Created'],
+        detail: { bucket: { name: [files.bucket.bucketName] }, object: { key: [{ prefix: fileKeyPrefix }] } },
+      },
+      targets: [new LambdaFunction(finaliser, { retryAttempts: 2, maxEventAge: Duration.hours(1) })],
+    });
 
     // Alarms to the configured subscriber, and the dashboard (docs/operations.md), with the file
     // bucket's S3 4xx and 5xx (broken presigned URLs).
@@ -161,7 +186,7 @@ export class DocumentsStack extends Stack {
       functions: [...watched, { name: 'Worker', fn: worker.worker }],
       worker,
     });
-    monitoring.watchUploads({ bucket: files.bucket, metricsFilterId: FILES_METRICS_FILTER });
+    monitoring.watchUploads({ bucket: files.bucket, metricsFilterId: FILES_METRICS_FILTER, finaliser });
 
     new CfnOutput(this, 'EventBusName', { value: worker.eventBus.eventBusName, description: 'Where changes are published' });
     new CfnOutput(this, 'FailedRecordsQueueUrl', {

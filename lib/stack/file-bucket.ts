@@ -18,7 +18,7 @@
  *   object with which URL.
  */
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { bucketDefinition } from '#lib/bucket';
 
@@ -87,5 +87,9 @@ export class FileBucket extends Construct {
           }
         : {}),
     });
+    // Object Created events go to EventBridge, where a rule invokes the upload finaliser
+    // (lib/stack/documents-stack.ts). Set on the bucket resource itself: the L2 property would
+    // add CDK's deploy-time notifications function, and a role with a managed policy with it.
+    (this.bucket.node.defaultChild as CfnBucket).notificationConfiguration = { eventBridgeConfiguration: { eventBridgeEnabled: true } };
   }
 }

@@ -41,7 +41,16 @@ describe('when DynamoDB is unavailable', () => {
     // The example each route declares (its handler module's `operation.example`): answered with
     // success, were the database there. Every route that reads or writes the table sends one.
     const operations = await loadOperations();
-    const scene: Scene = { repository: r, folder: f, document: d, trashedDocument: d, member: 'someone', unique: 'later' };
+    const scene: Scene = {
+      repository: r,
+      folder: f,
+      document: d,
+      trashedDocument: d,
+      member: 'someone',
+      upload: d,
+      sentUpload: d,
+      unique: 'later',
+    };
     const backed = routes.filter((route) => route.dynamodb.length > 0);
     const requests: Record<string, () => Promise<HttpResponse>> = Object.fromEntries(
       backed.map((route) => {

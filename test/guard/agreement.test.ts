@@ -172,6 +172,8 @@ const placeholderScene: Scene = {
   document: 'd0000000000000000000001',
   trashedDocument: 'd0000000000000000000002',
   member: 'someone',
+  upload: 'r0000000000000000000001u000000000000000001',
+  sentUpload: 'r0000000000000000000001u000000000000000002',
   unique: 'unique',
 };
 const completeness = completenessRows();

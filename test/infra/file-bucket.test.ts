@@ -7,7 +7,7 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { type Route, routes } from '#functions/routes';
+import { type Route, routes, s3ActionsOf } from '#functions/routes';
 import { bucketDefinition } from '#lib/bucket';
 import { buildApp, projectContext } from '#lib/stack/app';
 
@@ -136,6 +136,29 @@ describe('the file bucket', () => {
   });
 });
 
+describe('its Object Created events', () => {
+  it('go to EventBridge, where a rule sends those under the file prefix to the upload finaliser, retried twice', () => {
+    expect(buckets()[filesId]!.Properties.NotificationConfiguration).toEqual({ EventBridgeConfiguration: { EventBridgeEnabled: true } });
+    const rules = Object.values(template.findResources('AWS::Events::Rule') as Record<string, Resource>).filter((rule) =>
+      (JSON.stringify(rule.Properties.EventPattern) ?? '').includes('Object Created'),
+    );
+    expect(rules).toHaveLength(1);
+    const [rule] = rules;
+    expect(rule!.Properties.EventPattern).toEqual({
+      source: ['aws.s3'],
+      'detail-type': ['Object Created'],
+      detail: { bucket: { name: [{ Ref: filesId }] }, object: { key: [{ prefix: bucketDefinition.keyPrefix }] } },
+    });
+    const finaliserId = idOf('AWS::Lambda::Function', 'FinaliserFunction');
+    expect(rule!.Properties.Targets).toEqual([
+      expect.objectContaining({
+        Arn: { 'Fn::GetAtt': [finaliserId, 'Arn'] },
+        RetryPolicy: { MaximumRetryAttempts: 2, MaximumEventAgeInSeconds: 3600 },
+      }),
+    ]);
+  });
+});
+
 describe('what a function may do in it', () => {
   it('is exactly the S3 actions its route declares, on the objects under the file prefix, and ListBucket for that prefix only', () => {
     expect(s3StatementsOf(planted.name)).toEqual([
@@ -153,11 +176,24 @@ describe('what a function may do in it', () => {
     ]);
   });
 
+  it('is, for every route that declares S3 actions, exactly those on the file prefix, with the bucket named', () => {
+    const functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
+    const declaring = routes.filter((r) => r !== planted && s3ActionsOf(r).length > 0);
+    expect(declaring.map((r) => r.name)).toEqual(expect.arrayContaining(['StartUpload', 'CompleteUpload', 'CancelUpload']));
+    for (const route of declaring) {
+      const objectActions = s3ActionsOf(route).filter((a) => a !== 's3:ListBucket');
+      const granted = s3StatementsOf(route.name).flatMap((statement) => [statement.Action].flat());
+      expect([...granted].sort(), route.name).toEqual(objectActions);
+      const id = idOf('AWS::Lambda::Function', `${route.name}Function`);
+      expect(functions[id]!.Properties.Environment.Variables.BUCKET_NAME, route.name).toEqual({ Ref: filesId });
+    }
+  });
+
   it('is nothing for a route that declares none, which is not told the bucket’s name either', () => {
     const functions = template.findResources('AWS::Lambda::Function') as Record<string, Resource>;
     const plantedId = idOf('AWS::Lambda::Function', `${planted.name}Function`);
     expect(functions[plantedId]!.Properties.Environment.Variables.BUCKET_NAME).toEqual({ Ref: filesId });
-    for (const route of routes.filter((r) => r !== planted)) {
+    for (const route of routes.filter((r) => r !== planted && s3ActionsOf(r).length === 0)) {
       expect(s3StatementsOf(route.name), route.name).toEqual([]);
       const id = idOf('AWS::Lambda::Function', `${route.name}Function`);
       expect(functions[id]!.Properties.Environment.Variables.BUCKET_NAME, route.name).toBeUndefined();

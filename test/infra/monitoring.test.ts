@@ -99,8 +99,9 @@ describe('the alarms', () => {
     }
   });
 
-  it('count: the API, one per function (routes, fallback, worker), the table twice, the worker three, the uploads three', () => {
-    expect(Object.keys(alarms(traced))).toHaveLength(1 + routes.length + 2 + 2 + 3 + 3);
+  it('count: the API, one per function (routes, fallback, worker), the table twice, the worker three, the uploads four', () => {
+    // The uploads: the bucket's 4xx and 5xx, failed uploads, and the finaliser function's errors.
+    expect(Object.keys(alarms(traced))).toHaveLength(1 + routes.length + 2 + 2 + 3 + 4);
   });
 
   it('API 5xx: more than 1% of at least 20 requests, in two 5-minute periods running', () => {

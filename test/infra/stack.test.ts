@@ -7,7 +7,7 @@
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { dynamodbActionsOf, fallbackRoute, routes, sweeperFunction, workerFunction } from '#functions/routes';
+import { dynamodbActionsOf, fallbackRoute, finaliserFunction, routes, sweeperFunction, workerFunction } from '#functions/routes';
 import { streamDelivery } from '#functions/worker/delivery';
 import { streamFilters } from '#functions/worker/filters';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
@@ -59,10 +59,10 @@ const actionsOf = (routeName: string): string[] =>
   policyStatementsOf(routeName).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
 
 describe('functions', () => {
-  it('makes one function per route table entry, plus the $default fallback, the background worker and its sweeper', () => {
+  it('makes one function per route table entry, plus the $default fallback, the background worker and its sweeper, and the upload finaliser', () => {
     const functions = resources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(routes.length + 3);
-    for (const route of [...routes, fallbackRoute, workerFunction]) functionIdOf(route.name);
+    expect(Object.keys(functions)).toHaveLength(routes.length + 4);
+    for (const route of [...routes, fallbackRoute, workerFunction, finaliserFunction]) functionIdOf(route.name);
     // The sweeper's construct is inside the worker's (test/infra/background-worker.test.ts).
     logicalIdOf('AWS::Lambda::Function', `Worker${sweeperFunction.name}Function`);
   });

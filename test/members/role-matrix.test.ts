@@ -75,9 +75,11 @@ const READ = (status: number): Statuses => ({ owner: status, editor: status, vie
 const WRITE = (status: number): Statuses => ({ owner: status, editor: status, viewer: 403, removed: 404, stranger: 404 });
 const MANAGE = (status: number): Statuses => ({ owner: status, editor: 403, viewer: 403, removed: 404, stranger: 404 });
 const ANYONE = (status: number): Statuses => ({ owner: status, editor: status, viewer: status, removed: status, stranger: status });
+/** The scene's uploads are the owner's: anyone else gets 404, as if they did not exist. */
+const UPLOADER = (status: number): Statuses => ({ owner: status, editor: 404, viewer: 404, removed: 404, stranger: 404 });
 /** What each caller gets from a route that `access` allows, answering `status` on success. */
 const statusesOf = (access: Access, status: number): Statuses =>
-  ({ public: ANYONE, 'signed-in': ANYONE, viewer: READ, editor: WRITE, owner: MANAGE })[access](status);
+  ({ public: ANYONE, 'signed-in': ANYONE, viewer: READ, editor: WRITE, owner: MANAGE, uploader: UPLOADER })[access](status);
 const ROLES: Partial<Record<Who, string>> = { owner: 'owner', editor: 'editor', viewer: 'viewer' };
 const e = encodeURIComponent;
 
@@ -153,6 +155,15 @@ async function newWorld(): Promise<World> {
     ensure(await owner.delete(`/document/${trashed.id}`), 204);
     return trashed.id;
   };
+  /** An upload of the owner's, of 5 bytes, with them sent or not. */
+  const upload = async (send: boolean) => {
+    const started = ensure(await owner.post('/uploads', { folderId: folder.id, name: uniqueName('upload'), size: 5 }), 201).body as {
+      id: string;
+      parts: { url: string }[];
+    };
+    if (send) expect((await fetch(started.parts[0]!.url, { method: 'PUT', body: 'bytes' })).status).toBe(200);
+    return started.id;
+  };
   const freshMember = async (role: 'owner' | 'editor' | 'viewer') => {
     const member = await newUser(svc);
     await setRole(owner, repository.id, member.sub, role);
@@ -163,6 +174,8 @@ async function newWorld(): Promise<World> {
     document: async () => (await newDocument(owner, folder.id)).id,
     trashedDocument,
     member: async () => (await freshMember('editor')).sub,
+    upload: () => upload(false),
+    sentUpload: () => upload(true),
   };
   const scene: Scene = {
     repository: repository.id,
@@ -170,6 +183,8 @@ async function newWorld(): Promise<World> {
     document: document.id,
     trashedDocument: await trashedDocument(),
     member: users.viewer.sub,
+    upload: await upload(false),
+    sentUpload: await upload(true),
     unique: uniqueName('example'),
   };
   return {

@@ -48,6 +48,16 @@ export interface Created<T> {
 export const created = <T>(body: T): Created<T> => ({ [CREATED]: true, body });
 const isCreated = (result: unknown): result is Created<unknown> => typeof result === 'object' && result !== null && CREATED in result;
 
+const ACCEPTED = Symbol('accepted');
+/** A body to answer with 202 and `Retry-After` (operations that declare `accepted`): the work goes on; ask again. */
+export interface Accepted<T> {
+  [ACCEPTED]: true;
+  body: T;
+  retryAfterSeconds: number;
+}
+export const accepted = <T>(body: T, retryAfterSeconds: number): Accepted<T> => ({ [ACCEPTED]: true, body, retryAfterSeconds });
+const isAccepted = (result: unknown): result is Accepted<unknown> => typeof result === 'object' && result !== null && ACCEPTED in result;
+
 const baseHeaders = { 'Cache-Control': 'no-store' };
 
 /**
@@ -55,6 +65,14 @@ const baseHeaders = { 'Cache-Control': 'no-store' };
  * `created(body)`, 201 with `Location` filled from the path parameters (percent-encoded).
  */
 function successResult(success: JsonSuccess, result: unknown, params: Record<string, string | undefined>): Result {
+  if (isAccepted(result)) {
+    if (!success.accepted) throw new Error('accepted() from an operation that declares no `accepted`');
+    return {
+      statusCode: 202,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', ...baseHeaders, 'Retry-After': String(result.retryAfterSeconds) },
+      body: JSON.stringify(result.body),
+    };
+  }
   const made = isCreated(result) && success.created !== undefined;
   if (isCreated(result) && !made) throw new Error('created() from an operation that declares no `created`');
   const body = made ? (result as Created<unknown>).body : result;
@@ -115,7 +133,7 @@ const jsonParserOptions: Parameters<typeof httpJsonBodyParser>[0] & { disableCon
  */
 export function endpoint<O extends JsonOperation>(
   operation: O,
-  run: (request: EndpointRequest<O>) => Promise<SuccessBody<O> | Created<SuccessBody<O>>>,
+  run: (request: EndpointRequest<O>) => Promise<SuccessBody<O> | Created<SuccessBody<O>> | Accepted<unknown>>,
   middlewares: MiddlewareObj[] = [],
 ) {
   const stack = middy<Event, Result>()

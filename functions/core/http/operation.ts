@@ -8,7 +8,7 @@ import type * as z from 'zod/mini';
 import type { ProblemKind } from '../errors';
 import type { ResourceName, Role } from '../resources';
 
-export type Tag = 'Repositories' | 'Members' | 'Folders' | 'Documents' | 'Trash' | 'Revisions' | 'Changes' | 'Documentation';
+export type Tag = 'Repositories' | 'Members' | 'Folders' | 'Documents' | 'Uploads' | 'Trash' | 'Revisions' | 'Changes' | 'Documentation';
 
 /** Errors an endpoint's own logic raises (and what each means there). */
 export type DomainProblem = Exclude<
@@ -39,6 +39,8 @@ export interface JsonSuccess {
    * returns `created(body)` for the 201 (core/http/endpoint.ts).
    */
   created?: { description: string; location: string };
+  /** It may also answer 202 with this body and `Retry-After` while work goes on: its `run` returns `accepted(body, seconds)`. */
+  accepted?: { description: string; body: ResourceName };
 }
 
 /** A public document of another media type (the API reference routes). */
@@ -54,9 +56,10 @@ export interface DocumentSuccess {
  * Who may call an endpoint: anyone (`public`: no token), any signed-in caller (`signed-in`), or
  * a member of the repository it touches with at least this role (`viewer` < `editor` < `owner`).
  * A caller below the role gets 403, a caller who is not a member 404 (docs/api.md: Roles).
+ * `uploader`: only the user who began the upload; anyone else gets 404, as if it did not exist.
  * The store enforces it; this says it, for the reference and for the role matrix.
  */
-export type Access = 'public' | 'signed-in' | Role;
+export type Access = 'public' | 'signed-in' | Role | 'uploader';
 
 /**
  * What an example request may name: a repository the caller may reach, with a folder, a document
@@ -69,6 +72,10 @@ export interface Scene {
   document: string;
   trashedDocument: string;
   member: string;
+  /** An open upload of a small file the caller began, no byte sent yet. */
+  upload: string;
+  /** The same, with its bytes sent (so it can be completed). */
+  sentUpload: string;
   unique: string;
 }
 

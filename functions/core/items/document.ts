@@ -213,3 +213,22 @@ export async function deleteDocumentItems(items: Item[]) {
   await deleteItems(items.filter((item) => !isDocumentItem(item)).map(keyOf));
   await deleteItems(items.filter(isDocumentItem).map(keyOf));
 }
+
+// TEMPORARY (lead, until the content-model branch lands): the signature the uploads code uses.
+export interface FileVersion {
+  objectKey: string;
+  size: number;
+  sha256: string;
+  contentType: string;
+}
+export type VersionTarget =
+  | { kind: 'create'; folderId: string; name: string; id: string }
+  | { kind: 'update'; documentId: string; expectedVersion?: number };
+export function writeFileVersion(
+  _caller: Caller,
+  _target: VersionTarget,
+  _file: FileVersion,
+  _options: { reserved: boolean; extra?: (document: Document) => Record<string, import('../db/client').TransactItem> },
+): Promise<Document> {
+  throw new Error('writeFileVersion: not yet merged');
+}

@@ -4,6 +4,7 @@
  *   REPO#<repoId>        REPO                         repository
  *   REPO#<repoId>        M#<userId>                   member (listed by user id)
  *   REPO#<repoId>        TRASH#<deletedAt>#<itemId>   trash record (listed newest first)
+ *   REPO#<repoId>        UPLOAD#<uploadId>            upload session (./upload.ts)
  *   ACL#<repoId>#<nn>    ACL                          roles of the members whose home bucket is nn or one of the ACL_LANES - 1 before it
  *   USER#<userId>        REPO#<nameKey>\x01<repoId>   membership (the user's repositories, by name)
  *   USER#<userId>        PROFILE                      how many repositories the user is in
@@ -92,6 +93,11 @@ export const contentKey = (documentId: string, version: number): Key => ({
   PK: documentPartition(documentId),
   SK: `${CONTENT_PREFIX}${String(version).padStart(10, '0')}`,
 });
+/** An upload session: in its repository's partition, so a deleted repository's reclaim finds it. */
+export const uploadKey = (repositoryId: string, uploadId: string): Key => ({
+  PK: repositoryPartition(repositoryId),
+  SK: `${UPLOAD_PREFIX}${uploadId}`,
+});
 /** A membership key, from the sort key the member item keeps (`listingKey`). */
 export const membershipKeyOfSortKey = (userId: string, sortKey: string): Key => ({ PK: userPartition(userId), SK: sortKey });
 export const profileKey = (userId: string): Key => ({ PK: userPartition(userId), SK: ITEM_SORT_KEY.profile });
@@ -104,6 +110,7 @@ export const keyOf = (item: Record<string, unknown>): Key => ({ PK: item.PK as s
 /** Short: a user id may take 1,020 bytes of UTF-8 (255 four-byte characters), a sort key 1,024. */
 export const MEMBER_PREFIX = 'M#';
 export const TRASH_PREFIX = 'TRASH#';
+export const UPLOAD_PREFIX = 'UPLOAD#';
 export const REVISION_PREFIX = 'REV#';
 export const CONTENT_PREFIX = 'CONTENT#';
 /** The highest version a revision key holds (10 digits). */
@@ -225,3 +232,4 @@ export const isSequencedChangeKey = ({ PK, SK }: Key) => PK.startsWith(PARTITION
 export const isTaskKey = ({ PK }: Key) => PK.startsWith(PARTITION.task);
 export const isTrashKey = ({ PK, SK }: Key) => PK.startsWith(PARTITION.repository) && SK.startsWith(TRASH_PREFIX);
 export const isDocumentKey = ({ SK }: Key) => SK === ITEM_SORT_KEY.document;
+export const isUploadKey = ({ PK, SK }: Key) => PK.startsWith(PARTITION.repository) && SK.startsWith(UPLOAD_PREFIX);

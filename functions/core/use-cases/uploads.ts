@@ -1,0 +1,590 @@
+/**
+ * Uploads (docs/api.md: Files): a file sent straight to the bucket through presigned URLs, then
+ * made a version of a document. The functions sign, check and record; the bytes never pass
+ * through them. Finishing an upload is one code path (`finishUpload`), whoever gets there:
+ * `POST /uploads/{id}/complete`, the bucket's ObjectCreated notification (./finalise… in
+ * functions/uploads/finalise.ts), or the sweeper when either was lost (functions/worker/sweeper.ts).
+ *
+ * The quota is reserved when the upload starts (the declared size, in the transaction that
+ * makes the upload) and given back when it fails, is cancelled or expires; completing turns the
+ * reservation into the version's size (items/usage.ts).
+ */
+import { createHash } from 'node:crypto';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListPartsCommand,
+  type Part,
+  PutObjectCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
+import { bucketName, fileKeyPrefix, presignedUrl, s3 } from '../bucket';
+import { ConditionFailed, check, transactWrite } from '../db/client';
+import { type HttpError, invalidField, notFound, HttpError as Problem, type ProblemKind, problems, problemTypePrefix } from '../errors';
+import { PART_URLS_PER_REQUEST, partLength, partPlan } from '../files/parts';
+import { newDocumentId, now } from '../ids';
+import { type FileVersion, readDocument, type VersionTarget, writeFileVersion } from '../items/document';
+import { nameConflict } from '../items/entry';
+import { liveFolderIn, readFolder, repositoryOfFolder } from '../items/folder';
+import { documentKey, entryKey, folderKey } from '../items/keys';
+import { ACCESS_STEP, authorized, explainAccess, type Lookup, roleCheck } from '../items/role';
+import {
+  isPastExpiry,
+  lookAgainStep,
+  newUploadStep,
+  readUpload,
+  readUploadItem,
+  recordTtl,
+  type StoredUpload,
+  statusStep,
+  sweptStep,
+  uploadResource,
+} from '../items/upload';
+import { releaseBytes, reserveBytes, USAGE_STEP, usageKey } from '../items/usage';
+import { quotaBytes, uploadLifetimeMs } from '../limits';
+import { logger } from '../logger';
+import { recordMetric } from '../metrics';
+import { nameKey } from '../names';
+import { DEFAULT_FILE_CONTENT_TYPE } from '../requests';
+import type { Caller, Document, Upload } from '../resources';
+
+/** A presigned URL for a part lives at most this long (and never past the upload's expiry). */
+const PART_URL_SECONDS = 60 * 60;
+/**
+ * Files up to this size are verified (read back and hashed) inside `complete`, which then
+ * answers the Document; larger ones answer 202 while the finaliser verifies them.
+ */
+export const VERIFY_INLINE_BYTES = 256 * 1024 * 1024;
+/** What a 202 tells the client to wait before asking again. */
+export const VERIFY_RETRY_SECONDS = 2;
+/** The statuses from which an upload may still complete, fail or be cancelled. */
+const OPEN_STATUSES = ['open', 'verifying'] as const;
+
+export interface StartUpload {
+  folderId?: string;
+  name?: string;
+  id?: string;
+  documentId?: string;
+  version?: number;
+  size: number;
+  contentType?: string;
+  sha256?: string;
+}
+
+/** What `complete` answers: the Document made, or the upload while it is being verified (202). */
+export type Completion = { document: Document } | { verifying: Upload };
+
+export const quotaReached = (size: number) =>
+  new Problem('quota-exceeded', `The repository's storage quota (${quotaBytes()} bytes) has no room for ${size} more bytes.`);
+
+// ---------------------------------------------------------------------------------------------
+// Starting
+
+/**
+ * POST /uploads. Everything that can be known before any byte is checked here (role, target,
+ * name, version, quota); then the bucket's multipart upload is made (for more than one part),
+ * and one transaction records the upload, reserves its size and re-checks role and target. A
+ * crash between the two leaves only an empty multipart upload, which the bucket's lifecycle
+ * rule aborts after a day.
+ */
+export async function startUpload(caller: Caller, input: StartUpload): Promise<Upload> {
+  const target = await readTarget(caller, input);
+  const { repositoryId, documentId } = target;
+  if (target.usedBytes + input.size > quotaBytes()) throw quotaReached(input.size);
+  const id = newDocumentId(repositoryId);
+  const objectKey = `${fileKeyPrefix}${repositoryId}/${documentId}/${id}`;
+  const plan = partPlan(input.size);
+  const at = now();
+  const expiresAt = new Date(Date.parse(at) + uploadLifetimeMs()).toISOString();
+  const contentType = input.contentType ?? DEFAULT_FILE_CONTENT_TYPE;
+  const s3UploadId =
+    plan.partCount > 1
+      ? (await s3().send(new CreateMultipartUploadCommand({ Bucket: bucketName(), Key: objectKey, ContentType: contentType }))).UploadId
+      : undefined;
+  const upload: StoredUpload = {
+    id,
+    documentId,
+    repositoryId,
+    folderId: target.folderId,
+    name: target.name,
+    size: input.size,
+    contentType,
+    ...(input.sha256 ? { sha256: input.sha256 } : {}),
+    partSize: plan.partSize,
+    partCount: plan.partCount,
+    status: 'open',
+    expiresAt,
+    createdAt: at,
+    createdBy: caller.userId,
+    kind: target.kind,
+    ...(input.version === undefined ? {} : { expectedVersion: input.version }),
+    objectKey,
+    ...(s3UploadId ? { s3UploadId } : {}),
+    ttl: recordTtl(expiresAt),
+  };
+  try {
+    await transactWrite({
+      upload: newUploadStep(upload, plan.partCount === 1 ? at : expiresAt),
+      [USAGE_STEP]: reserveBytes(repositoryId, input.size),
+      [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
+      target: target.check,
+    });
+  } catch (error) {
+    if (s3UploadId) await abortQuietly(objectKey, s3UploadId);
+    if (!(error instanceof ConditionFailed)) throw error;
+    explainAccess(error, caller, 'write', target.kind === 'create' ? 'Folder' : 'Document');
+    if (error.failed.has('target')) {
+      if (target.kind === 'update' && input.version !== undefined) throw targetChanged(target.kind);
+      throw notFound(target.kind === 'create' ? 'Folder' : 'Document');
+    }
+    if (error.failed.has(USAGE_STEP)) throw quotaReached(input.size);
+    throw error;
+  }
+  return { ...uploadResource(upload), parts: await partUrlsOf(upload, range(1, Math.min(plan.partCount, PART_URLS_PER_REQUEST))) };
+}
+
+const targetChanged = (_kind: string) => new Problem('precondition-failed', 'The document is not at the version the upload names.');
+
+interface Target {
+  kind: 'create' | 'update';
+  repositoryId: string;
+  documentId: string;
+  folderId: string;
+  name: string;
+  usedBytes: number;
+  /** The transaction step that re-checks the target. */
+  check: ReturnType<typeof check>;
+}
+
+/** The folder (and that the name and id are free) or the document, with the caller's role and the usage: one read. */
+async function readTarget(caller: Caller, input: StartUpload): Promise<Target> {
+  const usedBytes = (lookup: Lookup, repositoryId: string) => Number(lookup(usageKey(repositoryId))?.bytes ?? 0);
+  if (input.folderId !== undefined) {
+    const name = input.name as string;
+    const repositoryId = repositoryOfFolder(input.folderId);
+    const key = nameKey(name);
+    const documentId = input.id ?? newDocumentId(repositoryId);
+    const read = await readFolder(caller, input.folderId, [
+      usageKey(repositoryId),
+      entryKey('documents', input.folderId, key),
+      entryKey('folders', input.folderId, key),
+      ...(input.id ? [documentKey(input.id)] : []),
+    ]);
+    const { item: folder } = authorized(read, 'write', 'Folder');
+    if (folder.repositoryId !== repositoryId) throw notFound('Folder');
+    const { lookup } = read;
+    if (lookup(entryKey('documents', input.folderId, key)) || lookup(entryKey('folders', input.folderId, key))) throw nameConflict(name);
+    if (input.id && lookup(documentKey(input.id))) throw new Problem('conflict', `A document with id "${input.id}" already exists.`);
+    return {
+      kind: 'create',
+      repositoryId,
+      documentId,
+      folderId: input.folderId,
+      name,
+      usedBytes: usedBytes(lookup, repositoryId),
+      check: check(folderKey(input.folderId), liveFolderIn(repositoryId)),
+    };
+  }
+  const documentId = input.documentId as string;
+  const read = await readDocument(caller, documentId);
+  const { item: document } = authorized(read, 'write', 'Document');
+  if (input.version !== undefined && input.version !== document.version) throw targetChanged('update');
+  const { repositoryId } = document;
+  const usage = await readDocument(caller, documentId, [usageKey(repositoryId)]);
+  const condition = {
+    expression: `attribute_not_exists(#trash)${input.version === undefined ? '' : ' AND #version = :version'}`,
+    names: { '#trash': 'trash', ...(input.version === undefined ? {} : { '#version': 'version' }) },
+    ...(input.version === undefined ? {} : { values: { ':version': input.version } }),
+  };
+  return {
+    kind: 'update',
+    repositoryId,
+    documentId,
+    folderId: document.folderId,
+    name: document.name,
+    usedBytes: usedBytes(usage.lookup, repositoryId),
+    check: check(documentKey(documentId), condition),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading, fresh URLs, cancelling
+
+/** GET /uploads/{id}: the upload, with the parts the bucket holds while it is open. */
+export async function getUpload(caller: Caller, uploadId: string): Promise<Upload> {
+  const { upload } = await readUpload(caller, uploadId);
+  refuseExpired(upload);
+  const received = upload.status === 'open' ? await receivedParts(upload) : [];
+  return { ...uploadResource(upload), received };
+}
+
+/** POST /uploads/{id}/parts: fresh URLs for the parts named (each within the upload's part count). */
+export async function partUrls(caller: Caller, uploadId: string, numbers: number[]) {
+  const { upload } = await readUpload(caller, uploadId);
+  refuseExpired(upload);
+  if (upload.status !== 'open') throw closed(upload);
+  const beyond = numbers.find((n) => n > upload.partCount);
+  if (beyond !== undefined) throw invalidField('numbers', `the upload has ${upload.partCount} part(s); there is no part ${beyond}`);
+  return { items: await partUrlsOf(upload, numbers) };
+}
+
+/** DELETE /uploads/{id}: cancelled, its reservation given back, the bytes sent deleted. */
+export async function cancelUpload(caller: Caller, uploadId: string): Promise<void> {
+  const { upload } = await readUpload(caller, uploadId);
+  refuseExpired(upload);
+  if (upload.status === 'cancelled') return;
+  if (upload.status !== 'open' && upload.status !== 'verifying') throw closed(upload);
+  try {
+    await transactWrite({
+      upload: statusStep(upload, OPEN_STATUSES, 'cancelled', { lookFrom: now() }),
+      [USAGE_STEP]: releaseBytes(upload.repositoryId, upload.size),
+    });
+  } catch (error) {
+    if (!(error instanceof ConditionFailed)) throw error;
+    // Completed or failed meanwhile: say what it is now.
+    return cancelUpload(caller, uploadId);
+  }
+  await deleteBytesOrLeaveThem(upload);
+}
+
+/** Past its expiry an upload is 410, whatever it became (its record stays a week, then it is 404). */
+function refuseExpired(upload: StoredUpload) {
+  if (upload.status === 'expired' || isPastExpiry(upload)) throw expired(upload);
+}
+const expired = (upload: StoredUpload) => new Problem('upload-expired', `The upload expired at ${upload.expiresAt}; start a new one.`);
+
+const closed = (upload: StoredUpload): HttpError =>
+  upload.status === 'completed'
+    ? new Problem('upload-closed', 'The upload is completed: its document version exists.')
+    : new Problem('upload-closed', `The upload is ${upload.status}: start a new one.`);
+
+// ---------------------------------------------------------------------------------------------
+// Completing
+
+/** POST /uploads/{id}/complete: safe to repeat and to race; every repeat after success answers the same Document. */
+export async function completeUpload(caller: Caller, uploadId: string): Promise<Completion> {
+  const { upload } = await readUpload(caller, uploadId);
+  return finishUpload(upload, { verifyLarge: false });
+}
+
+/**
+ * The bucket said the object of an upload is there (ObjectCreated): finish it as `complete`
+ * would, as the user who began it. An object that is no upload's (a raw PUT), or an upload that
+ * is no longer open, is left as it is.
+ */
+export async function finaliseObject(objectKey: string): Promise<void> {
+  const upload = await uploadOfObject(objectKey);
+  if (!upload || (upload.status !== 'open' && upload.status !== 'verifying')) return;
+  await finishUpload(upload, { verifyLarge: true });
+}
+
+/** The upload whose bytes go to `files/<repositoryId>/<documentId>/<uploadId>`, if there is one. */
+async function uploadOfObject(objectKey: string): Promise<StoredUpload | undefined> {
+  if (!objectKey.startsWith(fileKeyPrefix)) return undefined;
+  const [repositoryId, , uploadId, ...rest] = objectKey.slice(fileKeyPrefix.length).split('/');
+  if (!repositoryId || !uploadId || rest.length > 0) return undefined;
+  const upload = await readUploadItem(repositoryId, uploadId);
+  return upload?.objectKey === objectKey ? upload : undefined;
+}
+
+/**
+ * Finishes an upload as far as it can go now. Checks, before anything becomes visible: every
+ * part there (else 409 upload-incomplete, and it stays open), the size, the SHA-256 when one was
+ * declared (else it fails: 409 upload-mismatch), then the version write's own checks (role,
+ * name, version, trash); a failure other than a missing part fails the upload, deletes its bytes
+ * and gives its reservation back. `verifyLarge`: hash a file of any size here (the finaliser);
+ * else a large one answers 202 and is left to the finaliser.
+ */
+export async function finishUpload(upload: StoredUpload, options: { verifyLarge: boolean }): Promise<Completion> {
+  switch (upload.status) {
+    case 'completed':
+      return { document: upload.document as Document };
+    case 'failed':
+      throw storedProblem(upload);
+    case 'cancelled':
+      throw new Problem('upload-closed', 'The upload was cancelled.');
+    case 'expired':
+      throw expired(upload);
+  }
+  if (isPastExpiry(upload)) throw expired(upload);
+  const large = upload.size > VERIFY_INLINE_BYTES && !options.verifyLarge;
+  if (upload.status === 'verifying' && large) return { verifying: uploadResource(upload) };
+
+  const assembled = await assemble(upload);
+  if ('problem' in assembled) return failUpload(upload, assembled.problem);
+  if (large) {
+    try {
+      await transactWrite({ upload: statusStep(upload, ['open'], 'verifying', { lookFrom: now() }) });
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error;
+    }
+    return { verifying: { ...uploadResource(upload), status: 'verifying' } };
+  }
+  const sha256 = await hashObject(upload.objectKey);
+  if (upload.sha256 && upload.sha256 !== sha256) {
+    return failUpload(upload, new Problem('upload-mismatch', `The bytes' SHA-256 is ${sha256}, not the ${upload.sha256} declared.`));
+  }
+  return commit(upload, { objectKey: upload.objectKey, size: upload.size, sha256, contentType: upload.contentType });
+}
+
+/** The version write, with the upload's move to `completed` in the same transaction. */
+async function commit(upload: StoredUpload, file: FileVersion): Promise<Completion> {
+  const creator: Caller = { userId: upload.createdBy };
+  const target: VersionTarget =
+    upload.kind === 'create'
+      ? { kind: 'create', folderId: upload.folderId, name: upload.name, id: upload.documentId }
+      : {
+          kind: 'update',
+          documentId: upload.documentId,
+          ...(upload.expectedVersion === undefined ? {} : { expectedVersion: upload.expectedVersion }),
+        };
+  try {
+    const document = await writeFileVersion(creator, target, file, {
+      reserved: true,
+      extra: (made) => ({ upload: statusStep(upload, OPEN_STATUSES, 'completed', { document: made }) }),
+    });
+    recordMetric('uploadsCompleted');
+    recordMetric('bytesUploaded', upload.size);
+    return { document };
+  } catch (error) {
+    if (error instanceof ConditionFailed) {
+      // Another completion (or a cancellation) got there first: answer what it made.
+      const now = await readUploadItem(upload.repositoryId, upload.id);
+      if (!now || now.status === 'open') throw error;
+      return finishUpload(now, { verifyLarge: false });
+    }
+    if (error instanceof Problem && error.status < 500 && error.status !== 429) return failUpload(upload, error);
+    throw error;
+  }
+}
+
+/**
+ * Joins the parts into the object (multipart) or finds it (one part), and checks its size.
+ * A missing part is thrown (409, the upload stays open); a wrong size is returned as the
+ * problem that fails the upload.
+ */
+async function assemble(upload: StoredUpload): Promise<{ size: number } | { problem: HttpError }> {
+  if (upload.s3UploadId) {
+    const parts = await listParts(upload);
+    if (parts !== undefined) {
+      const missing = range(1, upload.partCount).filter((n) => !parts.some((p) => p.PartNumber === n));
+      if (missing.length > 0) throw incomplete(missing);
+      const plan = { partSize: upload.partSize, partCount: upload.partCount };
+      const wrong = parts.find((p) => p.Size !== partLength(plan, upload.size, p.PartNumber as number));
+      if (wrong) {
+        return {
+          problem: new Problem(
+            'upload-mismatch',
+            `Part ${wrong.PartNumber} has ${wrong.Size} bytes, not ${partLength(plan, upload.size, wrong.PartNumber as number)}: the file is not ${upload.size} bytes.`,
+          ),
+        };
+      }
+      try {
+        await s3().send(
+          new CompleteMultipartUploadCommand({
+            Bucket: bucketName(),
+            Key: upload.objectKey,
+            UploadId: upload.s3UploadId,
+            MultipartUpload: { Parts: parts.map((p) => ({ PartNumber: p.PartNumber, ETag: p.ETag })) },
+          }),
+        );
+      } catch (error) {
+        // Completed by a racing call (or by an earlier call that died after): the object is there.
+        if (!isNamed(error, 'NoSuchUpload')) throw error;
+      }
+    }
+  }
+  const size = await objectSize(upload.objectKey);
+  if (size === undefined) throw incomplete([1]);
+  if (size !== upload.size)
+    return { problem: new Problem('upload-mismatch', `The file has ${size} bytes, not the ${upload.size} declared.`) };
+  return { size };
+}
+
+const incomplete = (missing: number[]) =>
+  new Problem(
+    'upload-incomplete',
+    `Part(s) ${missing.slice(0, 20).join(', ')}${missing.length > 20 ? ` and ${missing.length - 20} more` : ''} have not arrived: send them, then complete again.`,
+  );
+
+/** Fails the upload with `problem` (once: a racing failure or completion wins), gives its reservation back, deletes its bytes. */
+async function failUpload(upload: StoredUpload, problem: HttpError): Promise<never> {
+  const stored = {
+    type: problemTypePrefix + problem.kind,
+    title: problems[problem.kind].title,
+    status: problem.status,
+    detail: problem.detail,
+  };
+  try {
+    await transactWrite({
+      upload: statusStep(upload, OPEN_STATUSES, 'failed', { problem: stored, lookFrom: now() }),
+      [USAGE_STEP]: releaseBytes(upload.repositoryId, upload.size),
+    });
+  } catch (error) {
+    if (!(error instanceof ConditionFailed)) throw error;
+    const current = await readUploadItem(upload.repositoryId, upload.id);
+    if (current && current.status !== 'open' && current.status !== 'verifying') {
+      await finishUpload(current, { verifyLarge: false });
+    }
+    throw problem;
+  }
+  recordMetric('uploadsFailed');
+  await deleteBytesOrLeaveThem(upload);
+  throw problem;
+}
+
+function storedProblem(upload: StoredUpload): HttpError {
+  const problem = upload.problem;
+  const kind = (
+    problem?.type.startsWith(problemTypePrefix) ? problem.type.slice(problemTypePrefix.length) : 'upload-mismatch'
+  ) as ProblemKind;
+  return new Problem(kind in problems ? kind : 'upload-mismatch', problem?.detail ?? 'The upload failed.');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sweeper's part: what a lost notification, a dead request or the clock left to do.
+
+/**
+ * An upload in the sweep index whose time has come: past its expiry, an open one expires
+ * (reservation back, bytes deleted); a one-part upload whose bytes are there is finished (its
+ * ObjectCreated was lost); a large one being verified is verified; a failed, cancelled or
+ * expired one has its bytes deleted (again: deleting is idempotent) and leaves the index.
+ */
+export async function sweepUpload(repositoryId: string, uploadId: string): Promise<void> {
+  const upload = await readUploadItem(repositoryId, uploadId);
+  if (!upload) return;
+  if (upload.status === 'completed') {
+    await transactWrite({ upload: sweptStep(upload) });
+    return;
+  }
+  if (upload.status === 'open' || upload.status === 'verifying') {
+    if (isPastExpiry(upload)) {
+      try {
+        await transactWrite({
+          upload: statusStep(upload, OPEN_STATUSES, 'expired', { lookFrom: now() }),
+          [USAGE_STEP]: releaseBytes(upload.repositoryId, upload.size),
+        });
+      } catch (error) {
+        if (!(error instanceof ConditionFailed)) throw error;
+        return sweepUpload(repositoryId, uploadId);
+      }
+    } else {
+      try {
+        await finishUpload(upload, { verifyLarge: true });
+      } catch (error) {
+        // A missing part: nothing to finish yet; look again at its expiry (the client may still send it).
+        if (!(error instanceof Problem) || error.kind !== 'upload-incomplete') {
+          if (error instanceof Problem && error.status < 500) return;
+          throw error;
+        }
+        await transactWrite({ upload: lookAgainStep(upload, upload.expiresAt) });
+      }
+      return;
+    }
+  }
+  await deleteBytes(upload);
+  await transactWrite({ upload: sweptStep(upload) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bucket
+
+async function partUrlsOf(upload: StoredUpload, numbers: number[]) {
+  const seconds = Math.max(1, Math.min(PART_URL_SECONDS, Math.floor((Date.parse(upload.expiresAt) - Date.now()) / 1_000)));
+  const expiresAt = new Date(Date.now() + seconds * 1_000).toISOString();
+  return Promise.all(
+    numbers.map(async (number) => ({
+      number,
+      url: await presignedUrl(
+        upload.s3UploadId
+          ? new UploadPartCommand({ Bucket: bucketName(), Key: upload.objectKey, UploadId: upload.s3UploadId, PartNumber: number })
+          : new PutObjectCommand({ Bucket: bucketName(), Key: upload.objectKey }),
+        seconds,
+      ),
+      expiresAt,
+    })),
+  );
+}
+
+/** The parts the bucket holds, by number; undefined when the multipart upload is gone (completed or aborted). */
+async function listParts(upload: StoredUpload): Promise<Part[] | undefined> {
+  const parts: Part[] = [];
+  let marker: string | undefined;
+  try {
+    do {
+      const page = await s3().send(
+        new ListPartsCommand({ Bucket: bucketName(), Key: upload.objectKey, UploadId: upload.s3UploadId, PartNumberMarker: marker }),
+      );
+      parts.push(...(page.Parts ?? []));
+      marker = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+    } while (marker);
+  } catch (error) {
+    if (isNamed(error, 'NoSuchUpload')) return undefined;
+    throw error;
+  }
+  return parts;
+}
+
+async function receivedParts(upload: StoredUpload): Promise<{ number: number; size: number }[]> {
+  if (upload.s3UploadId) {
+    const parts = await listParts(upload);
+    if (parts) return parts.map((p) => ({ number: p.PartNumber as number, size: p.Size as number }));
+  }
+  const size = await objectSize(upload.objectKey);
+  return size === undefined || upload.s3UploadId ? [] : [{ number: 1, size }];
+}
+
+async function objectSize(key: string): Promise<number | undefined> {
+  try {
+    return (await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }))).ContentLength;
+  } catch (error) {
+    if (isNamed(error, 'NotFound') || isNamed(error, 'NoSuchKey')) return undefined;
+    throw error;
+  }
+}
+
+/** The SHA-256 of an object's bytes, read as a stream (the service checks it itself: S3 keeps no SHA-256 of a whole multipart object). */
+async function hashObject(key: string): Promise<string> {
+  const { Body } = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key }));
+  const hash = createHash('sha256');
+  for await (const chunk of Body as AsyncIterable<Uint8Array>) hash.update(chunk);
+  return hash.digest('hex');
+}
+
+/** An upload's bytes: its multipart upload aborted (the parts go with it) and its object deleted. Idempotent. */
+export async function deleteBytes(upload: Pick<StoredUpload, 'objectKey' | 's3UploadId'>): Promise<void> {
+  if (upload.s3UploadId) await abortQuietly(upload.objectKey, upload.s3UploadId);
+  await s3().send(new DeleteObjectCommand({ Bucket: bucketName(), Key: upload.objectKey }));
+}
+
+/**
+ * Deletes the bytes of an upload that was just cancelled or failed, then takes it out of the
+ * sweep index. The status change is committed already, so the answer stands whatever happens
+ * here: bytes the bucket would not delete now are deleted by the sweeper, which the status change
+ * asked to look (`lookFrom`).
+ */
+async function deleteBytesOrLeaveThem(upload: StoredUpload): Promise<void> {
+  try {
+    await deleteBytes(upload);
+    await transactWrite({ upload: sweptStep(upload) });
+  } catch (error) {
+    logger.warn('upload: its bytes are left for the sweeper to delete', { error: error as Error, uploadId: upload.id });
+  }
+}
+
+async function abortQuietly(key: string, uploadId: string): Promise<void> {
+  try {
+    await s3().send(new AbortMultipartUploadCommand({ Bucket: bucketName(), Key: key, UploadId: uploadId }));
+  } catch (error) {
+    if (!isNamed(error, 'NoSuchUpload')) throw error;
+  }
+}
+
+const isNamed = (error: unknown, name: string) =>
+  typeof error === 'object' && error !== null && ((error as { name?: string }).name === name || (error as { Code?: string }).Code === name);
+
+const range = (from: number, to: number) => Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);

@@ -1,0 +1,341 @@
+/**
+ * Uploads (docs/api.md: Files): a file sent straight to the local bucket through presigned URLs
+ * and completed into a version of a document, on the real DynamoDB Local and S3 emulator. Every
+ * endpoint, status and limit of the five upload routes; the finaliser (the bucket's
+ * ObjectCreated) and the sweeper (expiry, lost notifications) through the running service.
+ */
+import { createHash } from 'node:crypto';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { sweepNow } from '#lib/local/worker';
+import {
+  type Api,
+  type Document,
+  ensure,
+  expectJson,
+  expectProblem,
+  expectValidationError,
+  newFolder,
+  newRepository,
+  newUser,
+  type Repository,
+  type User,
+  uniqueName,
+} from '#test/support/http';
+import { startTestService, type TestService } from '#test/support/service';
+
+const MiB = 1024 * 1024;
+const PART = 8 * MiB;
+const upload = (type: string) => `urn:problem-type:documents:${type}`;
+
+interface Upload {
+  id: string;
+  documentId: string;
+  repositoryId: string;
+  folderId: string;
+  name: string;
+  size: number;
+  partSize: number;
+  partCount: number;
+  status: string;
+  parts?: { number: number; url: string; expiresAt: string }[];
+  received?: { number: number; size: number }[];
+  problem?: { type: string; status: number };
+  expiresAt: string;
+}
+
+let svc: TestService;
+let owner: User;
+let other: User;
+let repo: Repository;
+let bucket: S3Client;
+
+beforeAll(async () => {
+  svc = await startTestService();
+  owner = await newUser(svc);
+  other = await newUser(svc);
+  repo = await newRepository(owner.api);
+  bucket = new S3Client({ endpoint: svc.s3.endpoint, forcePathStyle: true, region: svc.s3.region, credentials: svc.s3.credentials });
+}, 60_000);
+afterAll(async () => {
+  bucket?.destroy();
+  await svc?.stop();
+});
+afterEach(() => {
+  delete process.env.QUOTA_BYTES;
+  delete process.env.UPLOAD_EXPIRY_SECONDS;
+});
+
+const bytes = (size: number, seed = 1) => {
+  const buffer = Buffer.alloc(size);
+  for (let i = 0; i < size; i += 4096) buffer[i] = (i / 4096 + seed) % 251;
+  return buffer;
+};
+const sha256 = (buffer: Buffer) => createHash('sha256').update(buffer).digest('hex');
+
+async function start(api: Api, body: Record<string, unknown>) {
+  return api.post('/uploads', body);
+}
+async function begin(api: Api, body: Record<string, unknown>): Promise<Upload> {
+  const res = ensure(await start(api, body), 201);
+  return res.body as Upload;
+}
+/** One plain PUT of a part's bytes to its URL: no header but what fetch adds. */
+async function put(url: string, body: Buffer) {
+  return fetch(url, { method: 'PUT', body });
+}
+const complete = (api: Api, id: string) => api.post(`/uploads/${id}/complete`, undefined);
+const get = (api: Api, id: string) => api.get(`/uploads/${id}`);
+const objectExists = async (key: string) =>
+  bucket.send(new HeadObjectCommand({ Bucket: svc.s3.bucket, Key: key })).then(
+    () => true,
+    () => false,
+  );
+const objectKeyOf = (u: Upload) => `files/${u.repositoryId}/${u.documentId}/${u.id}`;
+
+describe('a file in two parts', () => {
+  it('is started, resumed from what the bucket holds, completed once, and read back', async () => {
+    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const file = bytes(PART + 1000);
+    const res = await start(owner.api, {
+      folderId: folder.id,
+      name: 'video.mp4',
+      size: file.length,
+      contentType: 'video/mp4',
+      sha256: sha256(file),
+    });
+    expectJson(res, 201);
+    const started = res.body as Upload;
+    expect(res.headers.get('location')).toBe(`/uploads/${started.id}`);
+    expect(started).toMatchObject({
+      folderId: folder.id,
+      repositoryId: repo.id,
+      name: 'video.mp4',
+      size: file.length,
+      partSize: PART,
+      partCount: 2,
+      status: 'open',
+    });
+    expect(started.parts?.map((p) => p.number)).toEqual([1, 2]);
+    // Nothing is visible before completion.
+    expectProblem(await owner.api.get(`/document/${started.documentId}`), 404);
+
+    expect((await put(started.parts![1]!.url, file.subarray(PART))).status).toBe(200);
+    const halfway = ensure(await get(owner.api, started.id), 200).body as Upload;
+    expect(halfway.received).toEqual([{ number: 2, size: 1000 }]);
+    expect(halfway.parts).toBeUndefined();
+
+    const early = await complete(owner.api, started.id);
+    expectProblem(early, 409, upload('upload-incomplete'));
+    expect(early.body.detail).toMatch(/1/);
+    expect((ensure(await get(owner.api, started.id), 200).body as Upload).status).toBe('open');
+
+    // A fresh URL for the missing part, then the rest.
+    const fresh = ensure(await owner.api.post(`/uploads/${started.id}/parts`, { numbers: [1] }), 200).body as {
+      items: { number: number; url: string }[];
+    };
+    expect(fresh.items.map((p) => p.number)).toEqual([1]);
+    expect((await put(fresh.items[0]!.url, file.subarray(0, PART))).status).toBe(200);
+
+    const done = await complete(owner.api, started.id);
+    expectJson(done, 200);
+    const document = done.body as Document;
+    expect(document).toMatchObject({
+      id: started.documentId,
+      name: 'video.mp4',
+      storage: 'file',
+      size: file.length,
+      sha256: sha256(file),
+      contentType: 'video/mp4',
+      version: 1,
+    });
+    expect(done.headers.get('etag')).toBe('"1"');
+    // Repeats answer the same Document.
+    expect(ensure(await complete(owner.api, started.id), 200).body as Document).toEqual(document);
+    expect((ensure(await get(owner.api, started.id), 200).body as Upload).status).toBe('completed');
+
+    const read = ensure(await owner.api.get(`/document/${document.id}`), 200).body as Document;
+    expect(read).toMatchObject({ storage: 'file', size: file.length });
+    expect(read.content).toBeUndefined();
+  });
+
+  it('makes exactly one version when completions race', async () => {
+    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const file = bytes(PART + 5, 7);
+    const started = await begin(owner.api, { folderId: folder.id, name: 'raced.bin', size: file.length });
+    await Promise.all([put(started.parts![0]!.url, file.subarray(0, PART)), put(started.parts![1]!.url, file.subarray(PART))]);
+    await svc.worker.settled();
+    const { cursor } = ensure(await owner.api.get(`/${repo.id}/changes?cursor=latest`), 200).body as { cursor: string };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => complete(owner.api, started.id)));
+    for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+    expect(new Set(answers.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    await svc.worker.settled();
+    const changes = ensure(await owner.api.get(`/${repo.id}/changes?cursor=${encodeURIComponent(cursor)}&limit=100`), 200).body as {
+      items: { type: string; id: string }[];
+    };
+    expect(changes.items.filter((c) => c.id === started.documentId)).toEqual([
+      expect.objectContaining({ type: 'created', id: started.documentId }),
+    ]);
+  });
+});
+
+describe('a one-part file', () => {
+  it('is completed by the bucket notification when the client sends the bytes and nothing else', async () => {
+    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const file = Buffer.from('%PDF-1.7 a small pdf\n');
+    const started = await begin(owner.api, { folderId: folder.id, name: 'scan.pdf', size: file.length, contentType: 'application/pdf' });
+    expect(started.partCount).toBe(1);
+    expect((await put(started.parts![0]!.url, file)).status).toBe(200);
+    await svc.worker.settled();
+    const document = ensure(await owner.api.get(`/document/${started.documentId}`), 200).body as Document;
+    expect(document).toMatchObject({ storage: 'file', size: file.length, sha256: sha256(file), contentType: 'application/pdf' });
+    // complete afterwards answers the same version.
+    expect((ensure(await complete(owner.api, started.id), 200).body as Document).version).toBe(1);
+  });
+
+  it('fails on a SHA-256 mismatch: 409, its bytes deleted, the same problem on every repeat', async () => {
+    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const file = Buffer.from('these are not the bytes declared');
+    const started = await begin(owner.api, {
+      folderId: folder.id,
+      name: 'bad.txt',
+      size: file.length,
+      sha256: sha256(Buffer.from('other')),
+    });
+    expect((await put(started.parts![0]!.url, file)).status).toBe(200);
+    await svc.worker.settled();
+    const res = await complete(owner.api, started.id);
+    expectProblem(res, 409, upload('upload-mismatch'));
+    expectProblem(await complete(owner.api, started.id), 409, upload('upload-mismatch'));
+    const failed = ensure(await get(owner.api, started.id), 200).body as Upload;
+    expect(failed).toMatchObject({ status: 'failed', problem: { type: upload('upload-mismatch'), status: 409 } });
+    expect(await objectExists(objectKeyOf(started))).toBe(false);
+    expectProblem(await owner.api.get(`/document/${started.documentId}`), 404);
+  });
+
+  it('fails when the bytes are not the size declared', async () => {
+    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const started = await begin(owner.api, { folderId: folder.id, name: 'short.bin', size: 100 });
+    expect((await put(started.parts![0]!.url, bytes(60))).status).toBe(200);
+    await svc.worker.settled();
+    expectProblem(await complete(owner.api, started.id), 409, upload('upload-mismatch'));
+    expect(await objectExists(objectKeyOf(started))).toBe(false);
+  });
+});
+
+describe('a new version of a document', () => {
+  it('replaces the content at the version named, and is 412 when the document moved on', async () => {
+    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const first = await begin(owner.api, { folderId: folder.id, name: 'report.bin', size: 10 });
+    await put(first.parts![0]!.url, bytes(10, 1));
+    await svc.worker.settled();
+    const stale = await begin(owner.api, { documentId: first.documentId, size: 20, version: 1 });
+    const second = await begin(owner.api, { documentId: first.documentId, size: 30, version: 1 });
+    expect(second).toMatchObject({ documentId: first.documentId, name: 'report.bin', folderId: folder.id });
+    await put(second.parts![0]!.url, bytes(30, 2));
+    await svc.worker.settled();
+    expect(ensure(await owner.api.get(`/document/${first.documentId}`), 200).body as Document).toMatchObject({ version: 2, size: 30 });
+    // Its bytes arrive after the document moved past version 1: it fails with 412, nothing changes.
+    await put(stale.parts![0]!.url, bytes(20, 3));
+    await svc.worker.settled();
+    expectProblem(await complete(owner.api, stale.id), 412);
+    expect((ensure(await owner.api.get(`/document/${first.documentId}`), 200).body as Document).version).toBe(2);
+    expectProblem(await start(owner.api, { documentId: first.documentId, size: 1, version: 1 }), 412);
+  });
+});
+
+describe('cancelling', () => {
+  it('deletes the parts sent, shows cancelled, and refuses completion', async () => {
+    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const started = await begin(owner.api, { folderId: folder.id, name: 'gone.bin', size: PART + 1 });
+    await put(started.parts![0]!.url, bytes(PART));
+    expect((await owner.api.delete(`/uploads/${started.id}`)).status).toBe(204);
+    expect((ensure(await get(owner.api, started.id), 200).body as Upload).status).toBe('cancelled');
+    expectProblem(await complete(owner.api, started.id), 409, upload('upload-closed'));
+    // The multipart upload is aborted: a part sent now has nowhere to go.
+    expect((await put(started.parts![1]!.url, bytes(1))).status).toBe(404);
+    expect((await owner.api.delete(`/uploads/${started.id}`)).status).toBe(204);
+  });
+});
+
+describe('who sees an upload', () => {
+  it('is only the user who began it: anyone else gets 404 on every upload route', async () => {
+    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const started = await begin(owner.api, { folderId: folder.id, name: uniqueName('mine'), size: 10 });
+    expectProblem(await get(other.api, started.id), 404);
+    expectProblem(await other.api.post(`/uploads/${started.id}/parts`, { numbers: [1] }), 404);
+    expectProblem(await complete(other.api, started.id), 404);
+    expectProblem(await other.api.delete(`/uploads/${started.id}`), 404);
+    expectProblem(await get(owner.api, 'not-an-upload'), 404);
+  });
+
+  it('cannot be started by a stranger to the repository (404) or a viewer (403)', async () => {
+    expectProblem(await start(other.api, { folderId: repo.rootFolderId, name: 'x', size: 1 }), 404);
+  });
+});
+
+describe('bad input changes nothing', () => {
+  it('is refused with a clear problem', async () => {
+    const f = repo.rootFolderId;
+    expectValidationError(await start(owner.api, { folderId: f, documentId: f, size: 1 }), 'documentId');
+    expectValidationError(await start(owner.api, { size: 1 }), 'folderId');
+    expectValidationError(await start(owner.api, { folderId: f, size: 1 }), 'name');
+    expectValidationError(await start(owner.api, { folderId: f, name: 'a', size: -1 }), 'size');
+    expectValidationError(await start(owner.api, { folderId: f, name: 'a', size: 1.5 }), 'size');
+    expectValidationError(await start(owner.api, { folderId: f, name: 'a', size: 1, sha256: 'abc' }), 'sha256');
+    expectValidationError(await start(owner.api, { folderId: f, name: 'a/b', size: 1 }), 'name');
+    expectValidationError(await start(owner.api, { folderId: f, name: 'a', size: 1, extra: true }), 'extra');
+    expectProblem(await start(owner.api, { folderId: f, name: 'a', size: 5 * 1024 ** 4 + 1 }), 413);
+    const started = await begin(owner.api, { folderId: f, name: uniqueName('parts'), size: PART + 1 });
+    const parts = (body: unknown) => owner.api.post(`/uploads/${started.id}/parts`, body);
+    expectValidationError(await parts({ numbers: [] }), 'numbers');
+    expectValidationError(await parts({ numbers: [0] }), 'numbers.0');
+    expectValidationError(await parts({ numbers: [1, 1] }), 'numbers');
+    expectValidationError(await parts({ numbers: [3] }), 'numbers');
+    expectValidationError(await parts({ numbers: Array.from({ length: 101 }, (_, i) => i + 1) }), 'numbers');
+  });
+
+  it('refuses a name taken in the folder at start (409)', async () => {
+    const folder = await newFolder(owner.api, repo.rootFolderId);
+    await newFolder(owner.api, folder.id, 'Taken');
+    expectProblem(await start(owner.api, { folderId: folder.id, name: 'TAKEN', size: 1 }), 409);
+  });
+});
+
+describe('the quota', () => {
+  it('refuses an upload that would pass it before any byte, and counts racing starts exactly', async () => {
+    const repository = await newRepository(owner.api);
+    process.env.QUOTA_BYTES = String(10_000);
+    expectProblem(await start(owner.api, { folderId: repository.rootFolderId, name: 'big', size: 10_001 }), 409, upload('quota-exceeded'));
+    // Ten starts of 3,000 bytes race for 10,000: exactly three fit.
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => start(owner.api, { folderId: repository.rootFolderId, name: `part-${i}`, size: 3_000 })),
+    );
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
+    for (const refused of answers.filter((a) => a.status !== 201)) expectProblem(refused, 409, upload('quota-exceeded'));
+    // Cancelling one gives its bytes back.
+    const one = answers.find((a) => a.status === 201)!.body as Upload;
+    ensure(await owner.api.delete(`/uploads/${one.id}`), 204);
+    ensure(await start(owner.api, { folderId: repository.rootFolderId, name: 'fits-now', size: 3_000 }), 201);
+  });
+});
+
+describe('expiry', () => {
+  it('is 410 after it, its bytes are deleted by the sweeper, and bytes sent later make no version', async () => {
+    process.env.UPLOAD_EXPIRY_SECONDS = '2';
+    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const started = await begin(owner.api, { folderId: folder.id, name: 'late.bin', size: PART + 1 });
+    expect((await put(started.parts![0]!.url, bytes(PART))).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    expectProblem(await get(owner.api, started.id), 410, upload('upload-expired'));
+    expectProblem(await complete(owner.api, started.id), 410, upload('upload-expired'));
+    const began = Date.now();
+    await sweepNow({ graceSeconds: 0 });
+    expect(Date.now() - began).toBeLessThan(30_000);
+    const { status } = ensure(await owner.api.get(`/${repo.id}`), 200);
+    expect(status).toBe(200);
+    // The URL of part 2 expired with the upload.
+    expect((await put(started.parts![1]!.url, bytes(1))).status).toBe(403);
+    expectProblem(await owner.api.get(`/document/${started.documentId}`), 404);
+  });
+});
