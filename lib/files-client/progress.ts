@@ -42,6 +42,8 @@ export class Progress {
   private readonly began = performance.now();
   private lastDrawn = Number.NEGATIVE_INFINITY;
   private drawnOnce = false;
+  /** The count the last plain line at 100% showed. */
+  private drawnDone = -1;
 
   constructor(
     private readonly label: string,
@@ -69,11 +71,14 @@ export class Progress {
   }
 
   private draw(force: boolean): void {
+    // A plain line for the end already written (the last bytes came at once) is not written again.
+    if (force && !this.output.isTTY && this.drawnDone === this.done) return;
     const now = performance.now();
     const every = this.output.isTTY ? 100 : this.plainEverySeconds * 1000;
     if (!force && this.drawnOnce && now - this.lastDrawn < every) return;
     this.lastDrawn = now;
     this.drawnOnce = true;
+    if (this.done >= this.total) this.drawnDone = this.done;
     const line = progressLine(this.label, this.done, this.total, this.moved, (now - this.began) / 1000);
     this.output.write(this.output.isTTY ? `\r${line}\x1b[K` : `${line}\n`);
   }

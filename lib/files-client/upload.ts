@@ -11,7 +11,7 @@ import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, expectData, type FilesApi } from './api';
+import { ApiError, expectData, type FilesApi, problemOf } from './api';
 import type { FileDocument, PartUrl, Upload } from './paths';
 import { Progress, type ProgressOutput } from './progress';
 import { type BucketAgents, bucketAgents, PartRefused, putPart } from './put-part';
@@ -278,7 +278,7 @@ export async function completeUpload(api: FilesApi, upload: Upload, resend: () =
       await sleep(Math.min(Math.max(Number.isFinite(seconds) ? seconds : 1, 0.2), 30) * 1000);
       continue;
     }
-    if (response.status === 409 && answer.error?.type?.endsWith(':upload-incomplete') && !resent) {
+    if (response.status === 409 && problemOf(answer.error)?.type?.endsWith(':upload-incomplete') && !resent) {
       resent = true;
       await resend();
       continue;

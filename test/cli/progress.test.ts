@@ -37,6 +37,14 @@ describe('the progress line', () => {
     expect(lines[1]).toMatch(/^a\.bin: 30\.0 MiB of 30\.0 MiB \(100%\), [\d.]+ MB\/s, done\n$/);
   });
 
+  it('writes the last plain line once when the last bytes came in one go', () => {
+    const lines: string[] = [];
+    const progress = new Progress('a.bin', MiB, { write: (text: string) => lines.push(text) });
+    progress.add(MiB);
+    progress.finish();
+    expect(lines).toEqual([expect.stringMatching(/^a\.bin: 1\.0 MiB of 1\.0 MiB \(100%\), .* done\n$/)]);
+  });
+
   it('redraws one line in place on a terminal, and ends it', () => {
     let text = '';
     const progress = new Progress('a.bin', MiB, { isTTY: true, write: (chunk: string) => (text += chunk) });
