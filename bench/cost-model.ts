@@ -136,8 +136,8 @@ export interface FileCostRow {
 
 /**
  * An upload of `bytes` in parts of `partSize`: POST /uploads, POST /uploads/{id}/parts for each
- * 100 parts past the first 100, POST /uploads/{id}/complete; in the bucket a multipart upload
- * (create, one PUT per part, complete) and one GET of the object (the service reads the bytes
+ * 100 parts past the first 100, POST /uploads/{id}/complete; in the bucket one PutObject (one
+ * part) or a multipart upload (create, one PUT per part, complete), and one GET of the object (the service reads the bytes
  * back to check their SHA-256), that reading priced as Lambda time from the complete the files
  * scenario measured, per byte, all of it as CPU at the write functions' share of a vCPU.
  * A download: GET /document/{id}/content and the GET of its URL. An endpoint the cost scenario
@@ -159,7 +159,8 @@ export function fileCosts(cost: CostRow[], files: { partSize: number; mib: numbe
   };
   const upload = (operation: string, bytes: number) => {
     const parts = Math.max(1, Math.ceil(bytes / files.partSize));
-    const s3 = ((parts + 2) * prices.s3PutPerThousand + prices.s3GetPerThousand) / 1000;
+    const puts = parts === 1 ? 1 : parts + 2; // one part: a PutObject; more: create, the parts, complete
+    const s3 = (puts * prices.s3PutPerThousand + prices.s3GetPerThousand) / 1000;
     const checkSeconds = ((files.completeSeconds * bytes) / (files.mib * 1024 ** 2)) * Math.max(1, MB_PER_VCPU / memorySizes.write);
     const calls: [string, number][] = [
       ['POST /uploads', 1],

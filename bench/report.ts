@@ -143,8 +143,8 @@ Medians: upload **${f(r.upload.service, 0)} vs ${f(r.upload.direct, 0)} MB/s (ra
 
 **Cost on AWS** (\`fileCosts\` in \`bench/cost-model.ts\`): the API calls as §5 prices them, the Lambda time of reading the bytes back to
 check their SHA-256 (the complete measured here, per byte, at the write functions' share of a vCPU), and S3 Standard's requests at
-$${prices.s3PutPerThousand} per 1,000 PUT/POST and $${prices.s3GetPerThousand} per 1,000 GET (a multipart upload: create, a PUT per part, complete; one GET
-to check); data transfer left out.
+$${prices.s3PutPerThousand} per 1,000 PUT/POST and $${prices.s3GetPerThousand} per 1,000 GET (one part: a PutObject; more: create, a PUT per part, complete;
+one GET to check); data transfer left out.
 
 ${table(
   ['Dollars per million', 'API calls', 'API', 'Lambda checking', 'S3 requests', 'Total'],
