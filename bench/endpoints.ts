@@ -13,6 +13,7 @@ import { listMembers, putMember, removeMember } from '#core/items/member';
 import { createRepository, deleteRepository, getRepository, listRepositories, updateRepository } from '#core/items/repository';
 import { listTrash } from '#core/items/trash';
 import { DEFAULT_PAGE_SIZE } from '#core/requests';
+import { documentContent, putContent, revisionContent } from '#core/use-cases/content';
 import { getDocumentPath } from '#core/use-cases/document-path';
 import { updateFolder } from '#core/use-cases/move-folder';
 import { emptyTrash, purgeFromTrash } from '#core/use-cases/purge';
@@ -178,6 +179,24 @@ export const endpoints: Endpoint[] = [
     store: (f) => getDocument(f.caller, f.documentId),
   },
   {
+    // Inline text: the document, its current content and the caller's role in one read.
+    name: 'GET /document/{id}/content',
+    ...expect(200, 1, ['document', 'role', 'current content']),
+    http: (f) => get(`/document/${f.documentId}/content`),
+    store: (f) => documentContent(f.caller, f.documentId),
+  },
+  {
+    // The bytes go to the bucket first (not a DynamoDB round trip); a JSON body is bytes like any other.
+    name: 'PUT /document/{id}/content',
+    ...change(200, ['document', 'revision', 'content', 'folder', 'role', 'entry', 'usage', 'change'], { targets: { kind: 'document' } }, [
+      'document',
+      'role',
+      'usage',
+    ]),
+    http: (_, { target }) => put(`/document/${target}/content`, { bytes: oneKb('z') }),
+    store: (f, { target }) => putContent(f.caller, target, Buffer.from(oneKb('z')), 'application/octet-stream', {}),
+  },
+  {
     // The document names its folder, the folder its ancestors (its path): each read needs the one before.
     name: 'GET /document/{id}/path',
     ...expect(200, 3, ['document', 'role', 'folder', 'folder'], []),
@@ -264,6 +283,12 @@ export const endpoints: Endpoint[] = [
     ...expect(200, 1, ['document', 'role', 'revision']),
     http: (f) => get(`/document/${f.documentId}/revisions/1`),
     store: (f) => getRevision(f.caller, f.documentId, 1),
+  },
+  {
+    name: 'GET /document/{id}/revisions/{version}/content',
+    ...expect(200, 1, ['document', 'role', 'revision', 'content']),
+    http: (f) => get(`/document/${f.documentId}/revisions/1/content`),
+    store: (f) => revisionContent(f.caller, f.documentId, 1),
   },
   {
     name: 'POST /document/{id}/revisions/{version}/restore',

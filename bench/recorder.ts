@@ -28,6 +28,7 @@ const KINDS: [kind: string, pk: string, sk: RegExp][] = [
   ['document', 'DOC#', /^DOC$/],
   ['revision', 'DOC#', /^REV#/],
   ['content', 'DOC#', /^CONTENT#/],
+  ['current content', 'DOC#', /^CONTENT$/],
   ['profile', 'USER#', /^PROFILE$/],
   ['membership', 'USER#', /^REPO#/],
   ['change', 'FEED#', /^P#/],

@@ -276,6 +276,24 @@ export const routes: readonly Route[] = [
     handler: handlerAt<typeof import('./documents/delete-document')>('documents/delete-document'),
     dynamodb: WRITE,
   },
+  // A document's content as bytes (docs/api.md: Files): served inline, or a presigned URL of its file; written raw.
+  {
+    name: 'GetDocumentContent',
+    method: 'GET',
+    path: '/document/{id}/content',
+    handler: handlerAt<typeof import('./documents/get-document-content')>('documents/get-document-content'),
+    dynamodb: READ,
+    s3: ['s3:GetObject'],
+  },
+  {
+    name: 'PutDocumentContent',
+    method: 'PUT',
+    path: '/document/{id}/content',
+    handler: handlerAt<typeof import('./documents/put-document-content')>('documents/put-document-content'),
+    dynamodb: WRITE,
+    // The bytes go in as a new object; it goes again if the version is refused.
+    s3: ['s3:PutObject', 's3:DeleteObject'],
+  },
   // Life cycle of repositories and folders, and the trash (docs/api.md: Life cycle, Trash).
   {
     name: 'UpdateRepository',
@@ -358,6 +376,14 @@ export const routes: readonly Route[] = [
     path: '/document/{id}/revisions/{version}',
     handler: handlerAt<typeof import('./revisions/get-revision')>('revisions/get-revision'),
     dynamodb: READ,
+  },
+  {
+    name: 'GetRevisionContent',
+    method: 'GET',
+    path: '/document/{id}/revisions/{version}/content',
+    handler: handlerAt<typeof import('./revisions/get-revision-content')>('revisions/get-revision-content'),
+    dynamodb: READ,
+    s3: ['s3:GetObject'],
   },
   {
     name: 'RestoreRevision',

@@ -11,6 +11,8 @@ export interface ExampleCall {
   /** The path, with the query if there is one. */
   path: string;
   body?: unknown;
+  /** A raw body and its media type (PUT /document/{id}/content). */
+  raw?: { body: string; contentType: string };
 }
 
 export function exampleCall(route: Pick<Route, 'name' | 'method' | 'path'>, example: Example, scene: Scene): ExampleCall {
@@ -21,7 +23,12 @@ export function exampleCall(route: Pick<Route, 'name' | 'method' | 'path'>, exam
     return encodeURIComponent(value);
   });
   const query = new URLSearchParams(request.query).toString();
-  return { method: route.method, path: query ? `${path}?${query}` : path, ...(request.body === undefined ? {} : { body: request.body }) };
+  return {
+    method: route.method,
+    path: query ? `${path}?${query}` : path,
+    ...(request.body === undefined ? {} : { body: request.body }),
+    ...(request.raw === undefined ? {} : { raw: request.raw }),
+  };
 }
 
 /** The status an example is answered with: a create-or-update's example makes what it names (201). */

@@ -53,3 +53,7 @@ export function presignedUrl(command: PresignableCommand, expiresInSeconds: numb
   // getSignedUrl's generic parameters do not unify with a union of commands: any one of them stands for all.
   return getSignedUrl(s3(), command as GetObjectCommand, { expiresIn: expiresInSeconds });
 }
+
+/** The object of one written version of a file (docs/data-model.md: Objects): `objectId` is an upload's id, or a new id. */
+export const fileObjectKey = (repositoryId: string, documentId: string, objectId: string) =>
+  `${fileKeyPrefix}${repositoryId}/${documentId}/${objectId}`;

@@ -42,12 +42,19 @@ export const FEED_DAYS = 31;
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** A repository's storage quota in bytes (docs/api.md: Files): the stack's `quotaBytes` setting, given to the functions as QUOTA_BYTES. */
-export const DEFAULT_QUOTA_BYTES = 10 * 1024 ** 3;
+/** A repository's storage quota by default: 10 GiB (docs/api.md: Files). */
+export const DEFAULT_QUOTA_BYTES = 10 * 1024 * 1024 * 1024;
+
+/**
+ * A repository's storage quota in bytes: the stack's `quotaBytes` setting, which reaches the
+ * functions as QUOTA_BYTES (lib/stack/config.ts); DEFAULT_QUOTA_BYTES without it. Read on each
+ * use, so a test may start a service with a small quota.
+ */
 export function quotaBytes(): number {
   const raw = process.env.QUOTA_BYTES;
-  const value = raw === undefined || raw === '' ? DEFAULT_QUOTA_BYTES : Number(raw);
-  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`QUOTA_BYTES must be a whole number of bytes, got "${raw}"`);
+  if (raw === undefined || raw === '') return DEFAULT_QUOTA_BYTES;
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < 0) throw new Error(`QUOTA_BYTES must be a whole number of bytes, not "${raw}"`);
   return value;
 }
 

@@ -18,6 +18,10 @@ import { ID_PATTERN } from './ids';
 import { BIDI_CONTROLS, MAX_NAME_LENGTH, nameProblem, normalizeName } from './names';
 
 export const MAX_CONTENT_BYTES = 256 * 1024;
+/** A raw content body (PUT /document/{id}/content): bytes of any type, stored as a file. */
+export const MAX_RAW_CONTENT_BYTES = 4 * 1024 * 1024;
+/** The media type of a body that says none. */
+export const RAW_CONTENT_TYPE = 'application/octet-stream';
 export const MAX_DESCRIPTION_LENGTH = 1024;
 export const MAX_CONTENT_TYPE_LENGTH = 255;
 export const DEFAULT_CONTENT_TYPE = 'text/plain; charset=utf-8';
@@ -107,7 +111,7 @@ const token = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
 const quotedString = '"(?:[^"\\\\\\x00-\\x08\\x0a-\\x1f\\x7f]|\\\\[\\x09\\x20-\\x7e])*"';
 const mediaType = new RegExp(`^${token}/${token}(?:[ \\t]*;[ \\t]*${token}=(?:${token}|${quotedString}))*$`);
 
-const contentTypeSchema = text().check(
+export const contentTypeSchema = text().check(
   ...maxChars(MAX_CONTENT_TYPE_LENGTH),
   z.regex(mediaType, 'must be a media type such as "text/markdown; charset=utf-8"'),
   z.meta({

@@ -34,6 +34,16 @@ export const repositorySchema = z.strictObject({
   description: z.string(),
   rootFolderId: id('Its root folder (clients should use this, not `id`).'),
   role: z.enum(roles).check(z.meta({ description: "The caller's role in the repository." })),
+  usage: z.optional(
+    z
+      .strictObject({
+        bytes: z
+          .int()
+          .check(z.gte(0), z.meta({ description: 'The `size` of every kept version, plus the declared `size` of every open upload.' })),
+        quota: z.int().check(z.gte(0), z.meta({ description: 'The most `bytes` may reach.' })),
+      })
+      .check(z.meta({ description: 'Storage used and allowed; in `GET /{id}` only.' })),
+  ),
   version: version('repository'),
   createdAt: time('ISO 8601, UTC.'),
   createdBy: user('The JWT `sub` of its creator, its first owner.'),
@@ -53,14 +63,26 @@ export const folderSchema = z.strictObject({
   updatedBy: user('The JWT `sub` of the last writer.'),
 });
 
+/** Where a document's (or a revision's) content is (docs/api.md: Files). */
+export const storageKinds = ['inline', 'file'] as const;
+export type Storage = (typeof storageKinds)[number];
+const storage = () =>
+  z
+    .enum(storageKinds)
+    .check(z.meta({ description: '`inline`: UTF-8 text in `content`; `file`: bytes of any type, fetched from `/content`.' }));
+const contentSize = () => z.int().check(z.gte(0), z.meta({ description: 'Bytes of the content: of `content` in UTF-8, or of the file.' }));
+const sha256 = () => z.string().check(z.regex(/^[0-9a-f]{64}$/), z.meta({ description: 'The SHA-256 of those bytes, in lowercase hex.' }));
+
 const documentShape = {
   id: id('The document id.'),
   repositoryId: id('The repository the document is in.'),
   folderId: id('The folder the document is in.'),
   name: name(),
   contentType: z.string().check(z.meta({ examples: ['text/markdown; charset=utf-8'] })),
-  content: z.string().check(z.meta({ description: 'UTF-8 text.' })),
-  size: z.int().check(z.gte(0), z.meta({ description: 'Bytes of `content` in UTF-8.' })),
+  storage: storage(),
+  content: z.optional(z.string().check(z.meta({ description: 'UTF-8 text; inline documents only (`storage: "inline"`).' }))),
+  size: contentSize(),
+  sha256: sha256(),
   version: version('document'),
   createdAt: time('ISO 8601, UTC.'),
   createdBy: user('The JWT `sub` of its creator.'),
@@ -103,11 +125,20 @@ const revisionShape = {
   version: version('document'),
   name: name(),
   contentType: z.string(),
-  size: z.int().check(z.gte(0), z.meta({ description: 'Bytes of `content` in UTF-8.' })),
+  storage: storage(),
+  size: contentSize(),
+  sha256: sha256(),
   updatedAt: time('When this version was written.'),
   updatedBy: user('Who wrote it.'),
 };
-export const revisionSchema = z.strictObject({ ...revisionShape, content: z.string().check(z.meta({ description: 'UTF-8 text.' })) });
+export const revisionSchema = z.strictObject({
+  ...revisionShape,
+  content: z.optional(
+    z
+      .string()
+      .check(z.meta({ description: "UTF-8 text; inline revisions only (a file revision's bytes: `…/revisions/{version}/content`)." })),
+  ),
+});
 export const revisionSummarySchema = z.strictObject(revisionShape);
 
 export const changeTypes = [

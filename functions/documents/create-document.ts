@@ -19,6 +19,7 @@ export const operation = {
     'not-found': notVisible('folder'),
     forbidden: readOnly,
     conflict: 'The folder already has a folder or document of that name, or a document with that `id` exists.',
+    'quota-exceeded': "The content's size would take the repository past its storage quota (`GET /{id}`: `usage`).",
   },
 } as const satisfies Operation;
 

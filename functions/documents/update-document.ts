@@ -20,6 +20,7 @@ export const operation = {
     'not-found': 'No such document or target folder, or you are not a member of its repository.',
     forbidden: readOnly,
     conflict: 'The target folder already has a folder or document of that name.',
+    'quota-exceeded': "The new version's size (every version counts, a rename too) would take the repository past its storage quota.",
     'precondition-failed': 'The stored version is not the one in `If-Match` or `version`; nothing changed.',
   },
 } as const satisfies Operation;

@@ -19,6 +19,7 @@ export const operation = {
   errors: {
     'not-found': 'No such document, or you are not a member of its repository; or the document has no such revision (any longer).',
     forbidden: readOnly,
+    'quota-exceeded': "The new version's size would take the repository past its storage quota.",
     'precondition-failed': 'The stored version is not the one in `If-Match`; nothing changed.',
   },
 } as const satisfies Operation;

@@ -24,6 +24,8 @@ export const operation = {
     'restore-target-gone': 'The folder it was in is gone or in the trash: give a `folderId`.',
     'folder-cycle': 'The target folder is the folder itself or below it.',
     'depth-limit': 'The folder, or a folder below it, would be more than 50 levels below the root folder.',
+    'quota-exceeded':
+      'A document restored under another name or into another folder is a new version: it would take the repository past its storage quota.',
   },
 } as const satisfies Operation;
 

@@ -304,6 +304,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/document/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a document's content
+         * @description Inline text (`storage: "inline"`): 200 with the bytes of `content` in UTF-8. A file (`storage: "file"`): 302 to a presigned URL of the bucket, good for `GET` (or `HEAD`, with `Range`) of that one object for at most 15 minutes. Either way as an attachment with the document's name and `contentType`, with `X-Content-Type-Options: nosniff` and `Content-Security-Policy: sandbox`.
+         */
+        get: operations["getDocumentContent"];
+        /**
+         * Replace a document's content with a file
+         * @description The body's bytes, as sent (never parsed, whatever its `Content-Type`), become a new version with `storage: "file"`; `Content-Type` is recorded as `contentType` (none: `application/octet-stream`). At most 4194304 bytes (larger files: `POST /uploads`). With `If-Match`, it applies only to that version. Needs the `owner` or `editor` role.
+         */
+        put: operations["putDocumentContent"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{id}/trash": {
         parameters: {
             query?: never;
@@ -400,6 +424,26 @@ export interface paths {
          * @description One version of the document as it was written, with its content.
          */
         get: operations["getRevision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/document/{id}/revisions/{version}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a revision's content
+         * @description As `GET /document/{id}/content`, for one revision: its bytes (inline text) or a 302 to its file, with the revision's `contentType` and name.
+         */
+        get: operations["getRevisionContent"];
         put?: never;
         post?: never;
         delete?: never;
@@ -560,6 +604,13 @@ export interface components {
              * @enum {string}
              */
             role: "owner" | "editor" | "viewer";
+            /** @description Storage used and allowed; in `GET /{id}` only. */
+            usage?: {
+                /** @description The `size` of every kept version, plus the declared `size` of every open upload. */
+                bytes: number;
+                /** @description The most `bytes` may reach. */
+                quota: number;
+            };
             /** @description 1 when the repository is made, +1 on every change; the ETag is `"<version>"`. */
             version: number;
             /**
@@ -625,10 +676,17 @@ export interface components {
             name: string;
             /** @example text/markdown; charset=utf-8 */
             contentType: string;
-            /** @description UTF-8 text. */
-            content: string;
-            /** @description Bytes of `content` in UTF-8. */
+            /**
+             * @description `inline`: UTF-8 text in `content`; `file`: bytes of any type, fetched from `/content`.
+             * @enum {string}
+             */
+            storage: "inline" | "file";
+            /** @description UTF-8 text; inline documents only (`storage: "inline"`). */
+            content?: string;
+            /** @description Bytes of the content: of `content` in UTF-8, or of the file. */
             size: number;
+            /** @description The SHA-256 of those bytes, in lowercase hex. */
+            sha256: string;
             /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
             version: number;
             /**
@@ -663,8 +721,15 @@ export interface components {
             name: string;
             /** @example text/markdown; charset=utf-8 */
             contentType: string;
-            /** @description Bytes of `content` in UTF-8. */
+            /**
+             * @description `inline`: UTF-8 text in `content`; `file`: bytes of any type, fetched from `/content`.
+             * @enum {string}
+             */
+            storage: "inline" | "file";
+            /** @description Bytes of the content: of `content` in UTF-8, or of the file. */
             size: number;
+            /** @description The SHA-256 of those bytes, in lowercase hex. */
+            sha256: string;
             /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
             version: number;
             /**
@@ -781,8 +846,15 @@ export interface components {
             /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
             name: string;
             contentType: string;
-            /** @description Bytes of `content` in UTF-8. */
+            /**
+             * @description `inline`: UTF-8 text in `content`; `file`: bytes of any type, fetched from `/content`.
+             * @enum {string}
+             */
+            storage: "inline" | "file";
+            /** @description Bytes of the content: of `content` in UTF-8, or of the file. */
             size: number;
+            /** @description The SHA-256 of those bytes, in lowercase hex. */
+            sha256: string;
             /**
              * Format: date-time
              * @description When this version was written.
@@ -793,8 +865,8 @@ export interface components {
              * @example alice
              */
             updatedBy: string;
-            /** @description UTF-8 text. */
-            content: string;
+            /** @description UTF-8 text; inline revisions only (a file revision's bytes: `…/revisions/{version}/content`). */
+            content?: string;
         };
         RevisionSummary: {
             /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
@@ -802,8 +874,15 @@ export interface components {
             /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
             name: string;
             contentType: string;
-            /** @description Bytes of `content` in UTF-8. */
+            /**
+             * @description `inline`: UTF-8 text in `content`; `file`: bytes of any type, fetched from `/content`.
+             * @enum {string}
+             */
+            storage: "inline" | "file";
+            /** @description Bytes of the content: of `content` in UTF-8, or of the file. */
             size: number;
+            /** @description The SHA-256 of those bytes, in lowercase hex. */
+            sha256: string;
             /**
              * Format: date-time
              * @description When this version was written.
@@ -1415,7 +1494,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["PreconditionFailedProblem"];
             };
         };
-        /** @description The request body is over 2097152 bytes (whatever the method), or `content` is over its limit. A body over 10 MB never reaches the service (API Gateway's limit). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+        /** @description The request body is over 2097152 bytes (whatever the method; a raw content body: over its own limit), or `content` is over its limit. A body over 10 MB never reaches the service (API Gateway's limit). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
         PayloadTooLarge: {
             headers: {
                 "Cache-Control": components["headers"]["CacheControlIfAny"];
@@ -1525,6 +1604,12 @@ export interface components {
         PublicCacheControl: "public, max-age=300";
         /** @description The page runs only its own scripts. */
         ContentSecurityPolicy: string;
+        /** @description Always an attachment, with the document's name (RFC 6266: `filename` and `filename*=UTF-8''…`). */
+        ContentDisposition: string;
+        /** @description Never sniffed as another type. */
+        ContentTypeOptions: "nosniff";
+        /** @description Content never acts as a page of the API: no scripts, no same origin. */
+        SandboxPolicy: "sandbox";
         /** @description The document's version as a strong entity tag: `"<version>"`. */
         ETag: string;
         /** @description `Bearer`, with `error="invalid_token"` when a token was sent but failed verification. */
@@ -2701,7 +2786,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such document or target folder, or you are not a member of its repository. */
             404: components["responses"]["NotFound"];
-            /** @description The target folder already has a folder or document of that name. Or: A request with the same Idempotency-Key is still running. */
+            /** @description The target folder already has a folder or document of that name. Or: The new version's size (every version counts, a rename too) would take the repository past its storage quota. Or: A request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2709,7 +2794,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RequestInProgressProblem"];
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["QuotaExceededProblem"] | components["schemas"]["RequestInProgressProblem"];
                 };
             };
             /** @description The stored version is not the one in `If-Match` or `version`; nothing changed. */
@@ -2769,7 +2854,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such folder, or you are not a member of its repository. */
             404: components["responses"]["NotFound"];
-            /** @description The folder already has a folder or document of that name, or a document with that `id` exists. Or: A request with the same Idempotency-Key is still running. */
+            /** @description The folder already has a folder or document of that name, or a document with that `id` exists. Or: The content's size would take the repository past its storage quota (`GET /{id}`: `usage`). Or: A request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2777,11 +2862,140 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RequestInProgressProblem"];
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["QuotaExceededProblem"] | components["schemas"]["RequestInProgressProblem"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDocumentContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The content's bytes (inline text), with the document's `contentType`. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["SandboxPolicy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+            /** @description A file: `Location` is a presigned URL of the bucket that answers with the file's bytes. */
+            302: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["SandboxPolicy"];
+                    /** @description A presigned GetObject URL of the bucket, for this one object, valid for at most 15 minutes. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such document, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    putDocumentContent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Apply only if the stored version is one of these strong entity tags (`"3"`, `"3", "4"`), or `*`: an RFC 9110 list, whose empty elements are ignored. A weak tag (`W/"3"`) never matches, and a list with no tag matches nothing. Otherwise 412, and nothing changes. Malformed is 400.
+                 * @example "1"
+                 */
+                "If-Match"?: components["parameters"]["If-Match"];
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        /** @description The content: bytes of any media type. At most 4194304 bytes (more is 413). */
+        requestBody: {
+            content: {
+                "*/*": unknown;
+            };
+        };
+        responses: {
+            /** @description The document, at its new version. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Your role (`viewer`) does not allow changes. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such document, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            /** @description The bytes would take the repository past its storage quota (`GET /{id}`: `usage`). Or: A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["QuotaExceededProblem"] | components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            /** @description The stored version is not the one in `If-Match`; nothing changed. */
+            412: components["responses"]["PreconditionFailed"];
+            413: components["responses"]["PayloadTooLarge"];
             /** @description The Idempotency-Key was used for another request. */
             422: {
                 headers: {
@@ -2946,7 +3160,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such repository (or you are not a member of it), no such item in its trash, or no such target folder. */
             404: components["responses"]["NotFound"];
-            /** @description The folder it goes back into has an item of that name: give another `name`. Or: The folder it was in is gone or in the trash: give a `folderId`. Or: The target folder is the folder itself or below it. Or: The folder, or a folder below it, would be more than 50 levels below the root folder. Or: A request with the same Idempotency-Key is still running. */
+            /** @description The folder it goes back into has an item of that name: give another `name`. Or: The folder it was in is gone or in the trash: give a `folderId`. Or: The target folder is the folder itself or below it. Or: The folder, or a folder below it, would be more than 50 levels below the root folder. Or: A document restored under another name or into another folder is a new version: it would take the repository past its storage quota. Or: A request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -2954,7 +3168,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RestoreTargetGoneProblem"] | components["schemas"]["FolderCycleProblem"] | components["schemas"]["DepthLimitProblem"] | components["schemas"]["RequestInProgressProblem"];
+                    "application/problem+json": components["schemas"]["ConflictProblem"] | components["schemas"]["RestoreTargetGoneProblem"] | components["schemas"]["FolderCycleProblem"] | components["schemas"]["DepthLimitProblem"] | components["schemas"]["QuotaExceededProblem"] | components["schemas"]["RequestInProgressProblem"];
                 };
             };
             413: components["responses"]["PayloadTooLarge"];
@@ -3121,6 +3335,63 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getRevisionContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+                /**
+                 * @description A version of the document: a positive whole number, in decimal.
+                 * @example 3
+                 */
+                version: components["parameters"]["version"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revision's bytes (inline text), with its `contentType`. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["SandboxPolicy"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+            /** @description A file: `Location` is a presigned URL of the bucket that answers with the revision's bytes. */
+            302: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["SandboxPolicy"];
+                    /** @description A presigned GetObject URL of the bucket, for this one object, valid for at most 15 minutes. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such document, or you are not a member of its repository; or the document has no such revision (any longer). */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     restoreRevision: {
         parameters: {
             query?: never;
@@ -3169,7 +3440,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such document, or you are not a member of its repository; or the document has no such revision (any longer). */
             404: components["responses"]["NotFound"];
-            /** @description A request with the same Idempotency-Key is still running. */
+            /** @description The new version's size would take the repository past its storage quota. Or: A request with the same Idempotency-Key is still running. */
             409: {
                 headers: {
                     "Cache-Control": components["headers"]["CacheControl"];
@@ -3177,7 +3448,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["RequestInProgressProblem"];
+                    "application/problem+json": components["schemas"]["QuotaExceededProblem"] | components["schemas"]["RequestInProgressProblem"];
                 };
             };
             /** @description The stored version is not the one in `If-Match`; nothing changed. */

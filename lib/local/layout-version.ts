@@ -1,7 +1,8 @@
 /**
  * The local database's layout version. A table written by an older version of the service
  * (names keyed by lower-casing, every role in one item per user; layout 2: a role in one bucket,
- * not in each of the member's lanes) cannot be read by this one:
+ * not in each of the member's lanes; layout 3: a document's content in its `DOC` item, no
+ * `storage` or `sha256`, no repository `USAGE` item) cannot be read by this one:
  * rather than answer wrongly from it, the service refuses to start and says what to do. There
  * is no deployed data; only a developer's own `.data` can be old.
  *
@@ -22,7 +23,7 @@ import { tableDefinition } from '#lib/table';
 import { localClient } from './dynamodb-local';
 
 /** Bump when the key layout changes in a way old items cannot be read by (docs/data-model.md). */
-export const LAYOUT_VERSION = 3;
+export const LAYOUT_VERSION = 4;
 const KEY = { PK: { S: 'META' }, SK: { S: 'LAYOUT' } };
 
 export class OldLayoutError extends Error {

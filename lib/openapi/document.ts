@@ -11,7 +11,7 @@
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
 import { type ProblemKind, problems } from '#core/errors';
-import type { DomainProblem, JsonSuccess, Operation, Tag } from '#core/http/operation';
+import type { ContentSuccess, DomainProblem, JsonSuccess, Operation, Tag } from '#core/http/operation';
 import { MAX_REQUEST_BODY_BYTES } from '#core/http/request-guards';
 import { TAKES_IDEMPOTENCY_KEY } from '#core/http/write-endpoint';
 import { ID_PATTERN } from '#core/ids';
@@ -44,7 +44,7 @@ const tags: Record<Tag, string> = {
   Repositories: 'A repository holds folders and documents; each member has a role in it (`owner`, `editor`, `viewer`).',
   Members: 'Sharing: who is a member of a repository, and with which role. A repository always keeps at least one owner.',
   Folders: 'Folders nest; a repository has one root folder. Lists are by name, case-insensitively, in pages.',
-  Documents: 'UTF-8 text documents, versioned for optimistic concurrency (`ETag` / `If-Match`).',
+  Documents: 'Documents of inline UTF-8 text or files, versioned for optimistic concurrency (`ETag` / `If-Match`).',
   Uploads:
     'Files of any type and size, sent straight to the bucket with presigned URLs (one PUT per part), then completed into a version of a document.',
   Trash: "Deleted documents and folders stay in their repository's trash for 30 days, and can be restored.",
@@ -133,7 +133,7 @@ const errorResponses: ErrorResponse[] = [
     name: 'PayloadTooLarge',
     kinds: ['payload-too-large'],
     description:
-      `The request body is over ${MAX_REQUEST_BODY_BYTES} bytes (whatever the method), or \`content\` is over its limit. ` +
+      `The request body is over ${MAX_REQUEST_BODY_BYTES} bytes (whatever the method; a raw content body: over its own limit), or \`content\` is over its limit. ` +
       "A body over 10 MB never reaches the service (API Gateway's limit).",
   },
   { name: 'UnsupportedMediaType', kinds: ['unsupported-media-type'], description: 'The body is not `application/json` (UTF-8).' },
@@ -270,7 +270,38 @@ function schemaParameters(parameters: Parameters, schema: z.core.$ZodObject, loc
 const locationPattern = (template: string) =>
   `^${template.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'id' ? ID_PATTERN.slice(1, -1) : "[A-Za-z0-9%._~!$&'()*+,;=:@-]+"))}$`;
 
+/** The headers every content answer carries (functions/core/use-cases/content.ts). */
+const contentSafetyHeaders = () => ({
+  'Cache-Control': header('CacheControl'),
+  'Content-Disposition': header('ContentDisposition'),
+  'X-Content-Type-Options': header('ContentTypeOptions'),
+  'Content-Security-Policy': header('SandboxPolicy'),
+});
+
+/** A content route's answers: the bytes (200), or a 302 to the bucket. */
+function contentResponses(success: ContentSuccess): Record<string, Json> {
+  return {
+    '200': {
+      description: success.description,
+      headers: { ...contentSafetyHeaders(), ETag: header('ETag') },
+      content: { '*/*': { schema: {} } },
+    },
+    '302': {
+      description: success.redirect,
+      headers: {
+        ...contentSafetyHeaders(),
+        Location: {
+          description: 'A presigned GetObject URL of the bucket, for this one object, valid for at most 15 minutes.',
+          required: true,
+          schema: { type: 'string', format: 'uri' },
+        },
+      },
+    },
+  };
+}
+
 function successResponse({ success }: Operation): Json {
+  if ('redirect' in success) return contentResponses(success)['200']!;
   if ('mediaTypes' in success) {
     const headers: Json = { 'Cache-Control': header('PublicCacheControl') };
     if (success.contentSecurityPolicy) headers['Content-Security-Policy'] = header('ContentSecurityPolicy');
@@ -350,8 +381,18 @@ function operation(route: Route, spec: Documented, parameters: Parameters): Json
           },
         }
       : {}),
+    ...(spec.rawBody
+      ? {
+          requestBody: {
+            required: true,
+            description: `${spec.rawBody.description} At most ${spec.rawBody.maxBytes} bytes (more is 413).`,
+            content: { '*/*': { schema: {} } },
+          },
+        }
+      : {}),
     responses: {
       [String(spec.success.status)]: successResponse(spec),
+      ...('redirect' in spec.success ? { '302': contentResponses(spec.success)['302'] } : {}),
       ...('created' in spec.success && spec.success.created ? { '201': createdResponse(spec.success) } : {}),
       ...('accepted' in spec.success && spec.success.accepted ? { '202': acceptedResponse(spec.success) } : {}),
       ...operationErrors(route, spec),
@@ -435,6 +476,17 @@ const components = (parameters: Parameters, operations: Operations) => ({
       schema: { type: 'string', enum: ['public, max-age=300'] },
     },
     ContentSecurityPolicy: { description: 'The page runs only its own scripts.', required: true, schema: { type: 'string', minLength: 1 } },
+    ContentDisposition: {
+      description: "Always an attachment, with the document's name (RFC 6266: `filename` and `filename*=UTF-8''…`).",
+      required: true,
+      schema: { type: 'string', pattern: '^attachment; ' },
+    },
+    ContentTypeOptions: { description: 'Never sniffed as another type.', required: true, schema: { type: 'string', enum: ['nosniff'] } },
+    SandboxPolicy: {
+      description: 'Content never acts as a page of the API: no scripts, no same origin.',
+      required: true,
+      schema: { type: 'string', enum: ['sandbox'] },
+    },
     ETag: {
       description: 'The document\'s version as a strong entity tag: `"<version>"`.',
       required: true,

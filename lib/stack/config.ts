@@ -30,12 +30,14 @@ export interface DeploymentConfig {
   readonly tracing: boolean;
   /** Who the alarms notify: an email address subscribed to the alarm topic (`alarmEmail`); unset: nobody yet. */
   readonly alarmEmail?: string;
+  /** Each repository's storage quota in bytes (`quotaBytes`); unset: 10 GiB (functions/core/limits.ts). */
+  readonly quotaBytes?: number;
 }
 
 /** The settings an environment entry must give. */
 const REQUIRED = ['stackName', 'corsOrigins', 'throttleRate', 'throttleBurst', 'logRetentionDays', 'destroyable'] as const;
 /** The settings it may give. */
-const OPTIONAL = ['jwtIssuer', 'jwtAudience', 'account', 'region', 'metricsNamespace', 'tracing', 'alarmEmail'] as const;
+const OPTIONAL = ['jwtIssuer', 'jwtAudience', 'account', 'region', 'metricsNamespace', 'tracing', 'alarmEmail', 'quotaBytes'] as const;
 /** Settings that used to be separate `-c` flags: now only in an environment entry. */
 const MOVED = ['jwtIssuer', 'jwtAudience', 'corsOrigins', 'throttleRate', 'throttleBurst', 'logRetentionDays', 'destroyable', 'stackName'];
 
@@ -151,6 +153,7 @@ function parseEnvironment(name: string, entry: unknown): DeploymentConfig {
     metricsNamespace: metricsNamespace as string,
     tracing: entry.tracing === true,
     ...(entry.alarmEmail !== undefined ? { alarmEmail: entry.alarmEmail as string } : {}),
+    ...(entry.quotaBytes !== undefined ? { quotaBytes: positiveInteger('quotaBytes') } : {}),
   };
 }
 

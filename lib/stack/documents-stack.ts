@@ -81,7 +81,12 @@ export class DocumentsStack extends Stack {
         bucket: files.bucket,
         logRetention,
         removalPolicy,
-        environment: { LOG_LEVEL: 'INFO', ...(pages ? { PAGING_TOKEN_SECRET_ARN: pagingSecret.secretArn } : {}) },
+        environment: {
+          LOG_LEVEL: 'INFO',
+          ...(pages ? { PAGING_TOKEN_SECRET_ARN: pagingSecret.secretArn } : {}),
+          // The repositories' storage quota (functions/core/limits.ts: 10 GiB unless the environment sets one).
+          ...(config.quotaBytes !== undefined ? { QUOTA_BYTES: String(config.quotaBytes) } : {}),
+        },
         observability,
       }).function;
       if (pages) pagingSecret.grantRead(fn);

@@ -54,8 +54,9 @@ describe('when DynamoDB is unavailable', () => {
     const backed = routes.filter((route) => route.dynamodb.length > 0);
     const requests: Record<string, () => Promise<HttpResponse>> = Object.fromEntries(
       backed.map((route) => {
-        const { method, path, body } = exampleCall(route, operations.get(route.name)!.example, scene);
-        return [route.name, () => api.request(method, path, body === undefined ? {} : { json: body })];
+        const { method, path, body, raw } = exampleCall(route, operations.get(route.name)!.example, scene);
+        const sent = raw === undefined ? {} : { raw: raw.body, headers: { 'content-type': raw.contentType } };
+        return [route.name, () => api.request(method, path, body === undefined ? sent : { json: body })];
       }),
     );
     // With an Idempotency-Key the key's record is the first thing written.

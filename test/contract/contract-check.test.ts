@@ -11,8 +11,10 @@ const document = {
   folderId: 'Jx3kQ0nW2b7VtYc9LmA1eQ',
   name: 'Notes.md',
   contentType: 'text/markdown',
+  storage: 'inline',
   content: '# Notes',
   size: 7,
+  sha256: 'a'.repeat(64),
   version: 2,
   createdAt: '2026-01-02T03:04:05.678Z',
   createdBy: 'alice',
@@ -62,9 +64,9 @@ describe('the contract check', () => {
 
   it('fails an undocumented field, a missing field, or a wrong type', () => {
     expect(contractViolations(getDocument({ body: { ...document, secret: 1 } }))).toEqual([expect.stringMatching(/additional properties/)]);
-    const { content: _, ...withoutContent } = document;
-    expect(contractViolations(getDocument({ body: withoutContent }))).toEqual([
-      expect.stringMatching(/must have required property 'content'/),
+    const { sha256: _, ...withoutDigest } = document;
+    expect(contractViolations(getDocument({ body: withoutDigest }))).toEqual([
+      expect.stringMatching(/must have required property 'sha256'/),
     ]);
     expect(contractViolations(getDocument({ body: { ...document, version: '2' } }))).toEqual([
       expect.stringMatching(/version must be integer/),

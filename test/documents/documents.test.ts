@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type Document,
@@ -55,8 +56,10 @@ describe('POST /document', () => {
       folderId: folder.id,
       name: 'Notes.md',
       contentType: 'text/markdown; charset=utf-8',
+      storage: 'inline',
       content: 'h\u00e9llo',
       size: 6, // "héllo" is 6 bytes of UTF-8, 5 characters
+      sha256: createHash('sha256').update('h\u00e9llo', 'utf8').digest('hex'),
       version: 1,
       createdAt: expect.any(String),
       createdBy: user.sub,
@@ -174,6 +177,7 @@ describe('PUT /document', () => {
       ...doc,
       content: 'h\u00e9llo',
       size: 6,
+      sha256: createHash('sha256').update('h\u00e9llo', 'utf8').digest('hex'),
       version: 2,
       updatedAt: expect.any(String),
     });

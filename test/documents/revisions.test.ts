@@ -3,6 +3,7 @@
  * in pages, read one at a time with its content, and restored as a new version. Every status of
  * the three endpoints, through the typed client (every answer checked against openapi.json).
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentKey, revisionKey } from '#core/items/keys';
 import { routes } from '#functions/routes';
@@ -76,7 +77,9 @@ describe('GET /document/{id}/revisions', () => {
       version: 5,
       name: document.name,
       contentType: 'text/markdown',
+      storage: 'inline',
       size: 4,
+      sha256: createHash('sha256').update('five').digest('hex'),
       updatedAt: document.updatedAt,
       updatedBy: editor.sub,
     });

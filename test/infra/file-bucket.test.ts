@@ -2,8 +2,8 @@
  * The file bucket in the synthesized template (lib/stack/file-bucket.ts): private, TLS only,
  * encrypted, no ACLs, CORS for the environment's origins, incomplete multipart uploads aborted,
  * versioning off, access logs; and a function gets exactly the S3 actions its route declares, on
- * the file prefix, with the bucket's name. No route uses S3 yet: one is planted in this file's own
- * process. Synthesizing runs cdk-nag: an unacknowledged finding throws.
+ * the file prefix, with the bucket's name (one is planted in this file's own process, with actions
+ * of its own); a route that declares none gets neither. Synthesizing runs cdk-nag: an unacknowledged finding throws.
  */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';

@@ -59,6 +59,8 @@ interface Request {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   json?: unknown;
+  /** A raw body (PUT /document/{id}/content). */
+  raw?: string;
   headers?: Record<string, string>;
 }
 
@@ -205,8 +207,13 @@ async function newWorld(): Promise<World> {
 async function exampleRequest(route: Route, world: World): Promise<Request> {
   const { example } = operations.get(route.name)!;
   const scene = example.consumes ? await world.freshScene(sceneFieldsOf(example)) : { ...world.scene, unique: uniqueName('example') };
-  const { method, path, body } = exampleCall(route, example, scene);
-  return { method, path, ...(body === undefined ? {} : { json: body }) };
+  const { method, path, body, raw } = exampleCall(route, example, scene);
+  return {
+    method,
+    path,
+    ...(body === undefined ? {} : { json: body }),
+    ...(raw === undefined ? {} : { raw: raw.body, headers: { 'content-type': raw.contentType } }),
+  };
 }
 
 describe('the role matrix: every route by owner, editor, viewer, removed member and stranger', () => {
@@ -221,9 +228,9 @@ describe('the role matrix: every route by owner, editor, viewer, removed member 
       if (i > 0) world = await newWorld();
       const label = `${route.name} (${row.case})`;
       for (const who of CALLERS) {
-        const { method, path, json, headers } = await row.request(world, who);
+        const { method, path, json, raw, headers } = await row.request(world, who);
         expect(findRoute(method, path.split('?')[0]!)?.route.name, `${label}: ${method} ${path} reaches another route`).toBe(route.name);
-        const res = await users[who].api.request(method, path, { ...(json === undefined ? {} : { json }), headers });
+        const res = await users[who].api.request(method, path, { ...(json === undefined ? {} : { json }), ...(raw === undefined ? {} : { raw }), headers });
         expect(res.status, `${label} by the ${who}: ${res.request} → ${res.status} ${res.text.slice(0, 300)}`).toBe(row.expect[who]);
         if (i === 0) await checks[route.name]?.(res, who, world);
       }

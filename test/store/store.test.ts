@@ -6,7 +6,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '#core/ids';
 import { createDocument, getDocument, updateDocument } from '#core/items/document';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
-import { contentKey, documentKey, entryKey, folderKey, revisionKey } from '#core/items/keys';
+import { contentKey, currentContentKey, documentKey, entryKey, folderKey, revisionKey } from '#core/items/keys';
 import { putMember } from '#core/items/member';
 import { createRepository, getRepository, listRepositories } from '#core/items/repository';
 import type { Caller } from '#core/resources';
@@ -44,7 +44,8 @@ describe('repositories', () => {
     expect(repository).toMatchObject({ name: 'Specs', role: 'owner', rootFolderId: repository.id, createdBy: owner.userId });
 
     requests.length = 0;
-    expect(await getRepository(owner, repository.id)).toEqual(repository);
+    // GET /{id} reads the usage with it (nothing yet) in the same BatchGetItem.
+    expect(await getRepository(owner, repository.id)).toEqual({ ...repository, usage: { bytes: 0, quota: 10 * 1024 ** 3 } });
     expect(requests).toEqual(['BatchGetItem']);
 
     const root = await getRootFolder(owner, repository.id);
@@ -128,7 +129,11 @@ describe('folders and documents', () => {
     const document = await newDocument(owner, repository.rootFolderId, 'Notes.md', 'héllo');
     expect(document).toMatchObject({ size: 6, version: 1, folderId: repository.rootFolderId });
 
-    expect(await rawItem(documentKey(document.id))).toMatchObject({ content: 'héllo', nameKey: 'notes.md' });
+    // The document item is metadata only; the current content is an item of its own beside it.
+    const stored = await rawItem(documentKey(document.id));
+    expect(stored).toMatchObject({ storage: 'inline', nameKey: 'notes.md', keptBytes: 6, contentVersion: 1 });
+    expect(stored).not.toHaveProperty('content');
+    expect(await rawItem(currentContentKey(document.id))).toMatchObject({ content: 'héllo' });
     const entry = await rawItem(entryKey('documents', repository.rootFolderId, 'notes.md'));
     expect(entry).toMatchObject({ id: document.id, version: 1 });
     expect(entry).not.toHaveProperty('content');

@@ -39,6 +39,8 @@ export interface RequestOptions {
   /** Sent as is; a `Uint8Array` goes without any `Content-Type` unless `headers` sets one. */
   raw?: string | Uint8Array;
   headers?: Record<string, string>;
+  /** `manual`: a 3xx is the answer (a content route's 302), not followed. */
+  redirect?: 'manual';
 }
 
 /** Response texts, read once by the contract check and kept for the test to look at. */
@@ -116,6 +118,7 @@ export class Api {
       headers,
       ...(body === undefined ? {} : { body }),
       ...(bodySerializer ? { bodySerializer } : {}),
+      ...(options.redirect ? { redirect: options.redirect } : {}),
       parseAs: 'text',
     });
     return toHttpResponse(`${method} ${path}`, response);

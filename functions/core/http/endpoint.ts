@@ -16,14 +16,14 @@ import { logger } from '../logger';
 import { type Precondition, parseIfMatch } from '../preconditions';
 import type { Caller, ResourceName, ResourceOf } from '../resources';
 import { correlationKeys, observed } from './observability';
-import type { JsonSuccess, Operation } from './operation';
+import type { ContentSuccess, JsonSuccess, Operation } from './operation';
 import { requestGuards } from './request-guards';
 import { validateInput } from './validation';
 
 type Infer<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 
-/** A JSON endpoint's operation: its success is a JSON body (or none). */
-export type JsonOperation = Operation & { success: JsonSuccess };
+/** An endpoint's operation: its success is a JSON body (or none), or a document's content. */
+export type JsonOperation = Operation & { success: JsonSuccess | ContentSuccess };
 
 export interface EndpointRequest<O extends JsonOperation> {
   caller: Caller;
@@ -34,10 +34,16 @@ export interface EndpointRequest<O extends JsonOperation> {
   precondition: Precondition;
   /** Request headers, lower-cased names. */
   headers: Record<string, string | undefined>;
+  /** The body's bytes, as sent (operations that declare `rawBody`). */
+  rawBody: Buffer;
 }
 
-/** What `run` returns: the success body the operation declares (for a 204, whatever it returns is dropped). */
-export type SuccessBody<O extends JsonOperation> = O['success']['body'] extends infer N extends ResourceName ? ResourceOf<N> : unknown;
+/** What `run` returns: the success body the operation declares (for a 204, whatever it returns is dropped); for content, the answer itself. */
+export type SuccessBody<O extends JsonOperation> = O['success'] extends ContentSuccess
+  ? Result
+  : O['success'] extends { body: infer N extends ResourceName }
+    ? ResourceOf<N>
+    : unknown;
 
 const CREATED = Symbol('created');
 /** A body to answer with 201 rather than the declared status (operations that declare `created`). */
@@ -64,7 +70,8 @@ const baseHeaders = { 'Cache-Control': 'no-store' };
  * The success answer: the declared status, `ETag` and `Location` filled from the body; or, for
  * `created(body)`, 201 with `Location` filled from the path parameters (percent-encoded).
  */
-function successResult(success: JsonSuccess, result: unknown, params: Record<string, string | undefined>): Result {
+function successResult(success: JsonSuccess | ContentSuccess, result: unknown, params: Record<string, string | undefined>): Result {
+  if ('redirect' in success) return result as Result; // the content's own answer (../use-cases/content.ts)
   if (isAccepted(result)) {
     if (!success.accepted) throw new Error('accepted() from an operation that declares no `accepted`');
     return {
@@ -141,7 +148,13 @@ export function endpoint<O extends JsonOperation>(
     .use(correlationKeys())
     .use(accessLog())
     .use(problemErrors())
-    .use(requestGuards({ jsonBody: operation.body !== undefined, bodyOptional: operation.bodyOptional === true }));
+    .use(
+      requestGuards({
+        jsonBody: operation.body !== undefined,
+        bodyOptional: operation.bodyOptional === true,
+        ...(operation.rawBody ? { maxBytes: operation.rawBody.maxBytes } : {}),
+      }),
+    );
   for (const middleware of middlewares) stack.use(middleware as MiddlewareObj<Event, Result>);
   if (operation.body) stack.use(httpJsonBodyParser(jsonParserOptions));
   const handler = stack.handler(async (event) => {
@@ -161,7 +174,14 @@ export function endpoint<O extends JsonOperation>(
       ...(operation.ifMatch ? { ifMatch: parseIfMatch(headers['if-match']) } : {}),
       ...(version === undefined ? {} : { version }),
     };
-    const body = await run({ caller, ...(input as Pick<EndpointRequest<O>, 'params' | 'query' | 'body'>), precondition, headers });
+    const rawBody = operation.rawBody ? Buffer.from(event.body ?? '', event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
+    const body = await run({
+      caller,
+      ...(input as Pick<EndpointRequest<O>, 'params' | 'query' | 'body'>),
+      precondition,
+      headers,
+      rawBody,
+    });
     return successResult(operation.success, body, event.pathParameters ?? {});
   }
   // Outside middy, so the access log sees every DynamoDB request the invocation made, and the

@@ -53,6 +53,17 @@ export interface DocumentSuccess {
 }
 
 /**
+ * A document's content as bytes (docs/api.md: Files): 200 with the bytes of inline text, or 302
+ * to a presigned URL of the bucket for a file; both as an attachment, with the safety headers.
+ */
+export interface ContentSuccess {
+  status: 200;
+  description: string;
+  /** What the 302 is for. */
+  redirect: string;
+}
+
+/**
  * Who may call an endpoint: anyone (`public`: no token), any signed-in caller (`signed-in`), or
  * a member of the repository it touches with at least this role (`viewer` < `editor` < `owner`).
  * A caller below the role gets 403, a caller who is not a member 404 (docs/api.md: Roles).
@@ -86,6 +97,8 @@ export interface ExampleRequest {
   query?: Record<string, string>;
   /** The JSON body. */
   body?: unknown;
+  /** A raw body (operations that declare `rawBody`), and its media type. */
+  raw?: { body: string; contentType: string };
 }
 
 export interface Example {
@@ -106,9 +119,11 @@ export interface Operation {
   body?: z.core.$ZodType;
   /** The body may be left out altogether (no bytes): it is then taken as `{}`. */
   bodyOptional?: boolean;
+  /** The body is raw bytes of any media type, never parsed, up to `maxBytes` (PUT /document/{id}/content). */
+  rawBody?: { maxBytes: number; description: string };
   /** Takes `If-Match` (docs/api.md). */
   ifMatch?: boolean;
-  success: JsonSuccess | DocumentSuccess;
+  success: JsonSuccess | DocumentSuccess | ContentSuccess;
   errors?: Partial<Record<DomainProblem, string>>;
   /** A path parameter that is not an id: its allowed values (the docs asset names). */
   pathParameter?: { name: string; description: string; enum: readonly string[] };

@@ -18,14 +18,26 @@ export const MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024;
 const jsonMediaType = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
 const charsetParameter = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
-export function requestGuards(options: { jsonBody: boolean; bodyOptional?: boolean }): MiddlewareObj<APIGatewayProxyEventV2> {
+/**
+ * `maxBytes`: a raw body's own limit (PUT /document/{id}/content), in place of the JSON one;
+ * a `Content-Length` over it is refused before the body is decoded.
+ */
+export function requestGuards(options: {
+  jsonBody: boolean;
+  bodyOptional?: boolean;
+  maxBytes?: number;
+}): MiddlewareObj<APIGatewayProxyEventV2> {
+  const limit = options.maxBytes ?? MAX_REQUEST_BODY_BYTES;
+  const tooLarge = (bytes: number) => new HttpError('payload-too-large', `The request body is ${bytes} bytes; the limit is ${limit}.`);
   return {
     before: ({ event }) => {
+      const declared = Number(event.headers?.['content-length']);
+      if (Number.isSafeInteger(declared) && declared > limit) throw tooLarge(declared);
       const body = event.body ?? '';
-      const bytes = event.isBase64Encoded ? Buffer.from(body, 'base64').length : Buffer.byteLength(body, 'utf8');
-      if (bytes > MAX_REQUEST_BODY_BYTES) {
-        throw new HttpError('payload-too-large', `The request body is ${bytes} bytes; the limit is ${MAX_REQUEST_BODY_BYTES}.`);
-      }
+      // Base64 holds 3 bytes in 4 characters (less its padding): the length, without decoding.
+      const padding = body.endsWith('==') ? 2 : body.endsWith('=') ? 1 : 0;
+      const bytes = event.isBase64Encoded ? Math.floor((body.length * 3) / 4) - padding : Buffer.byteLength(body, 'utf8');
+      if (bytes > limit) throw tooLarge(bytes);
       if (!options.jsonBody) return;
       // No body at all where the operation allows that: as if `{}` was sent, whatever Content-Type says.
       if (options.bodyOptional && body === '') {

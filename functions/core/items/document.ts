@@ -1,37 +1,104 @@
 /**
- * Documents (`DOC#<id>` / `DOC`). A document is written with its entry in the folder (without
- * content, for lists) and the revision of its version (./revision.ts), in one transaction: no
- * version ever exists without its revision. Content goes into an item of its own only at a
- * version that changed it, so a rename or a move copies nothing. Deleting (to the trash):
+ * Documents (`DOC#<id>` / `DOC`: metadata only). A document is written with its entry in the
+ * folder (the metadata, for lists), the revision of its version (./revision.ts) and the usage of
+ * its repository (./usage.ts: every version counts its `size`), in one transaction: no version
+ * ever exists without its revision. Content goes into items of its own only at a version that
+ * changed it: `CONTENT#<v>` (kept with the revisions that name it) and, for inline text, the
+ * current copy `CONTENT` (read with the document); a file's bytes are an object in the bucket,
+ * which `objectKey` names. So a rename or a move copies nothing. Deleting (to the trash):
  * ../use-cases/trash.ts; restoring a revision: ../use-cases/revisions.ts.
  */
-
-import { ConditionFailed, check, deleteItems, type Item, optimistically, put, transactWrite } from '../db/client';
-import { itemIsAbsent } from '../db/conditions';
+import { createHash } from 'node:crypto';
+import {
+  ConditionFailed,
+  check,
+  deleteItems,
+  getItems,
+  type Item,
+  optimistically,
+  put,
+  remove,
+  type TransactItem,
+  transactWrite,
+} from '../db/client';
+import { itemExists, itemIsAbsent } from '../db/conditions';
 import { queryPage } from '../db/queries';
 import { conflict, notFound } from '../errors';
-import { newDocumentId, now } from '../ids';
-import { REVISIONS_KEPT } from '../limits';
+import { newDocumentId, now, repositoryOf } from '../ids';
+import { quotaBytes, REVISIONS_KEPT } from '../limits';
 import { nameKey } from '../names';
 import { checkPrecondition, type Precondition } from '../preconditions';
-import type { Caller, ChangeType, Document, DocumentSummary } from '../resources';
+import type { Caller, ChangeType, Document, DocumentSummary, Storage } from '../resources';
 import { recordChange } from './change';
 import { claimName, entrySteps, nameConflict, nameTaken } from './entry';
-import { checkMoveTarget, liveFolderIn, repositoryOfFolder, targetKeys } from './folder';
-import { documentKey, documentPartition, folderKey, ITEM_SORT_KEY, type Key, keyOf } from './keys';
+import { checkMoveTarget, liveFolderIn, repositoryOfFolder, type StoredFolder, targetKeys } from './folder';
+import {
+  contentKey,
+  currentContentKey,
+  documentKey,
+  documentPartition,
+  entryKey,
+  folderKey,
+  ITEM_SORT_KEY,
+  type Key,
+  keyOf,
+  usageKey,
+} from './keys';
 import { firstVersion, resourceOf } from './resource-of';
 import { revisionSteps } from './revision';
 import { ACCESS_STEP, authorized, explainAccess, type Lookup, readWithRole, roleCheck } from './role';
 import { liveAtVersion, type TrashMark } from './trash';
+import { addUsageStep, quotaExceeded, quotaReached, USAGE_STEP, usageOf } from './usage';
 
-/** A document item: the resource, its name key, where its content's revision is, and a trash mark. */
-export type StoredDocument = Document & { nameKey: string; contentVersion: number; trash?: TrashMark };
+/**
+ * A document item: the resource without content, its name key, the version whose content is
+ * current (`contentVersion`), the sum of the sizes of its kept revisions (`keptBytes`), a file's
+ * object (`objectKey`), and a trash mark.
+ */
+export type StoredDocument = Omit<Document, 'content'> & {
+  nameKey: string;
+  contentVersion: number;
+  keptBytes: number;
+  objectKey?: string;
+  trash?: TrashMark;
+};
 
 /** The document's entry in its folder: the resource without content. */
-export const documentSummary = (document: Document): DocumentSummary => {
-  const { content: _, ...summary } = document;
+export const documentSummary = (document: Document | StoredDocument): DocumentSummary => {
+  const { content: _, ...summary } = resourceOf<Document>(document as Item);
   return summary;
 };
+
+/** The lowercase hex SHA-256 of bytes, or of text's UTF-8. */
+export const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+
+/** A version's content as the document and revision items record it (`content` inline, `objectKey` a file). */
+export interface VersionContent {
+  storage: Storage;
+  contentType: string;
+  size: number;
+  sha256: string;
+  content?: string;
+  objectKey?: string;
+}
+
+export const inlineContent = (content: string, contentType: string): VersionContent => ({
+  storage: 'inline',
+  contentType,
+  size: Buffer.byteLength(content, 'utf8'),
+  sha256: sha256Hex(content),
+  content,
+});
+
+/** A file already in the bucket, as a new version names it. */
+export interface FileVersion {
+  objectKey: string;
+  size: number;
+  sha256: string;
+  contentType: string;
+}
+
+const fileContent = (file: FileVersion): VersionContent => ({ storage: 'file', ...file });
 
 /** A document and the caller's role in its repository. A document in the trash is missing. */
 export async function readDocument(caller: Caller, id: string, extraKeys: Key[] = []) {
@@ -40,58 +107,25 @@ export async function readDocument(caller: Caller, id: string, extraKeys: Key[] 
   return document ? { item: document, role, lookup } : { item: undefined, role: undefined, lookup };
 }
 
+/** The resource of a stored document, with the content read beside it (inline documents). */
+const documentOf = (stored: StoredDocument, lookup: Lookup): Document => {
+  const resource = resourceOf<Document>(stored as Item);
+  if (stored.storage !== 'inline') return resource;
+  return { ...resource, content: (lookup(currentContentKey(stored.id))?.content as string | undefined) ?? '' };
+};
+
+/** GET /document/{id}: the document, its current content and the caller's role, in one BatchGetItem. */
 export async function getDocument(caller: Caller, id: string): Promise<Document> {
-  const { item: stored } = authorized(await readDocument(caller, id), 'read', 'Document');
-  return resourceOf<Document>(stored);
+  const read = await readDocument(caller, id, [currentContentKey(id)]);
+  const { item: stored } = authorized(read, 'read', 'Document');
+  return documentOf(stored, read.lookup);
 }
 
-export interface NewDocument {
-  folderId: string;
-  name: string;
-  content: string;
-  contentType: string;
-  id?: string;
-}
-
-/**
- * One transaction, no read: the folder's condition (there, in the repository its id names, not
- * in the trash) and the caller's role decide 404 and 403, the name entry and a client-chosen
- * id 409.
- */
-export async function createDocument(caller: Caller, input: NewDocument): Promise<Document> {
-  const key = nameKey(input.name);
-  const repositoryId = repositoryOfFolder(input.folderId);
-  return optimistically(async () => {
-    const at = now();
-    const document: Document = {
-      id: input.id ?? newDocumentId(repositoryId),
-      repositoryId,
-      folderId: input.folderId,
-      name: input.name,
-      contentType: input.contentType,
-      content: input.content,
-      size: Buffer.byteLength(input.content, 'utf8'),
-      ...firstVersion(at, caller.userId),
-    };
-    try {
-      await transactWrite({
-        folder: check(folderKey(input.folderId), liveFolderIn(repositoryId)),
-        [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
-        document: put({ ...documentKey(document.id), ...document, nameKey: key, contentVersion: 1 }, itemIsAbsent),
-        ...revisionSteps(document, 1),
-        ...claimName('documents', input.folderId, key, documentSummary(document)),
-        change: recordChange(repositoryId, changeOf('created', document, at, caller)),
-      });
-    } catch (error) {
-      if (!(error instanceof ConditionFailed)) throw error;
-      if (error.failed.has('folder')) throw notFound('Folder');
-      explainAccess(error, caller, 'write', 'Folder');
-      if (nameTaken(error)) throw nameConflict(input.name);
-      if (input.id && error.failed.has('document')) throw conflict(`A document with id "${input.id}" already exists.`);
-      throw error; // a service-made id clashed (2^-128): try again with a new one
-    }
-    return document;
-  });
+/** GET /document/{id}/content: the document, its inline content (if any) and the caller's role, in one BatchGetItem. */
+export async function readDocumentContent(caller: Caller, id: string): Promise<{ document: Document; objectKey?: string }> {
+  const read = await readDocument(caller, id, [currentContentKey(id)]);
+  const { item: stored } = authorized(read, 'read', 'Document');
+  return { document: documentOf(stored, read.lookup), ...(stored.objectKey ? { objectKey: stored.objectKey } : {}) };
 }
 
 const changeOf = (type: ChangeType, document: Document, at: string, caller: Caller, previousFolderId?: string) => ({
@@ -106,6 +140,129 @@ const changeOf = (type: ChangeType, document: Document, at: string, caller: Call
   by: caller.userId,
 });
 
+/**
+ * The steps that write the content of version `version` when it changed: its `CONTENT#<v>`
+ * item, and the current copy of inline text (or that copy's removal, when a file replaces
+ * inline text).
+ */
+function contentSteps(documentId: string, version: number, content: VersionContent, wasInline: boolean): Record<string, TransactItem> {
+  if (content.storage === 'inline') {
+    return {
+      content: put({ ...contentKey(documentId, version), content: content.content }),
+      current: put({ ...currentContentKey(documentId), content: content.content }),
+    };
+  }
+  return {
+    content: put({ ...contentKey(documentId, version), objectKey: content.objectKey }),
+    ...(wasInline ? { current: remove(currentContentKey(documentId)) } : {}),
+  };
+}
+
+/** The document item of a version. */
+const documentItem = (document: Document, extra: { nameKey: string; contentVersion: number; keptBytes: number; objectKey?: string }) => {
+  const { content: _, ...metadata } = document;
+  const { objectKey, ...rest } = extra;
+  return { ...documentKey(document.id), ...metadata, ...rest, ...(objectKey ? { objectKey } : {}) };
+};
+
+/** What a version write does to the repository's usage: adds the version's size within the quota, or nothing (reserved before). */
+export interface UsageOptions {
+  /** The bytes were reserved at upload start (./usage.ts): the usage is not changed. */
+  reserved: boolean;
+  /**
+   * More steps for the same transaction, made from the version written (an upload's completion
+   * records the Document it made); one that fails is thrown as ExtraStepFailed, before any other
+   * explanation and without the retries a failed condition of the version's own steps gets.
+   */
+  extra?: (document: Document) => Record<string, TransactItem>;
+}
+
+/** One of the caller's `extra` steps failed its condition (the caller decides what that means). */
+export class ExtraStepFailed extends Error {
+  constructor(readonly failure: ConditionFailed) {
+    super(failure.message);
+    this.name = 'ExtraStepFailed';
+  }
+}
+
+const usageSteps = (repositoryId: string, document: Document, options: UsageOptions) => ({
+  ...(options.reserved ? {} : { [USAGE_STEP]: addUsageStep(repositoryId, document.size) }),
+  ...options.extra?.(document),
+});
+
+/** Throws a failed condition of the caller's own steps as ExtraStepFailed, before anything explains it. */
+function rethrowExtra(error: ConditionFailed, document: Document, options: UsageOptions) {
+  if (options.extra && Object.keys(options.extra(document)).some((step) => error.failed.has(step))) throw new ExtraStepFailed(error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A new document.
+
+export interface NewDocument {
+  folderId: string;
+  name: string;
+  content: string;
+  contentType: string;
+  id?: string;
+}
+
+/**
+ * POST /document. One transaction, no read: the folder's condition (there, in the repository its
+ * id names, not in the trash) and the caller's role decide 404 and 403, the name entry and a
+ * client-chosen id 409, the usage 409 `quota-exceeded`.
+ */
+export function createDocument(caller: Caller, input: NewDocument): Promise<Document> {
+  return createVersion(caller, input, inlineContent(input.content, input.contentType), { reserved: false });
+}
+
+async function createVersion(
+  caller: Caller,
+  input: { folderId: string; name: string; id?: string },
+  content: VersionContent,
+  options: UsageOptions,
+): Promise<Document> {
+  const key = nameKey(input.name);
+  const repositoryId = repositoryOfFolder(input.folderId);
+  return optimistically(async () => {
+    const at = now();
+    const { content: text, objectKey, ...metadata } = content;
+    const document: Document = {
+      id: input.id ?? newDocumentId(repositoryId),
+      repositoryId,
+      folderId: input.folderId,
+      name: input.name,
+      ...metadata,
+      ...(text === undefined ? {} : { content: text }),
+      ...firstVersion(at, caller.userId),
+    };
+    try {
+      await transactWrite({
+        folder: check(folderKey(input.folderId), liveFolderIn(repositoryId)),
+        [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
+        document: put(documentItem(document, { nameKey: key, contentVersion: 1, keptBytes: content.size, objectKey }), itemIsAbsent),
+        ...revisionSteps(document, 1),
+        ...contentSteps(document.id, 1, content, false),
+        ...claimName('documents', input.folderId, key, documentSummary(document)),
+        ...usageSteps(repositoryId, document, options),
+        change: recordChange(repositoryId, changeOf('created', document, at, caller)),
+      });
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error;
+      rethrowExtra(error, document, options);
+      if (error.failed.has('folder')) throw notFound('Folder');
+      explainAccess(error, caller, 'write', 'Folder');
+      if (nameTaken(error)) throw nameConflict(input.name);
+      if (input.id && error.failed.has('document')) throw conflict(`A document with id "${input.id}" already exists.`);
+      if (quotaReached(error)) throw quotaExceeded(content.size);
+      throw error; // a service-made id clashed (2^-128): try again with a new one
+    }
+    return document;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A new version of a document.
+
 export interface DocumentUpdate {
   id: string;
   name?: string;
@@ -114,20 +271,32 @@ export interface DocumentUpdate {
   folderId?: string;
 }
 
+/** What a new version changes: its place and name, its content type, its content (absent: the content stays). */
+interface VersionChange {
+  name?: string;
+  folderId?: string;
+  contentType?: string;
+  content?: VersionContent;
+  /** Steps asserting what the new content is made of is still there (a restored file's content item). */
+  checks?: Record<string, TransactItem>;
+}
+
 /**
  * Changes that depend on what is read (a revision restore): more items to read with the
- * document, and the changes made from them, decided before the caller's role and the
+ * document, and the change made from them, decided before the caller's role and the
  * precondition (a missing revision is 404 like a missing document).
  */
 export interface DerivedUpdate {
   keys: Key[];
-  changes: (stored: StoredDocument, lookup: Lookup) => Promise<Pick<DocumentUpdate, 'content' | 'contentType'>>;
+  changes: (stored: StoredDocument, lookup: Lookup) => Promise<VersionChange>;
 }
 
 /**
  * PUT /document (and a revision restore): one read (the document, the caller's role, the
- * target folder of a move), then one transaction asserting what was read: the version, the
- * entry, the caller still a writer, the folders still there and not in the trash.
+ * target folder of a move, the current content when the answer needs it), then one transaction
+ * asserting what was read: the version, the entry, the caller still a writer, the folders still
+ * there and not in the trash, the usage within the quota. `content` makes the document inline
+ * text (a file document too).
  */
 export function updateDocument(
   caller: Caller,
@@ -135,28 +304,69 @@ export function updateDocument(
   precondition: Precondition,
   options: { changeType?: ChangeType; derive?: DerivedUpdate } = {},
 ): Promise<Document> {
-  const { derive } = options;
+  const { content, ...rest } = changes;
+  // The current content only when the answer needs it and nothing replaces it.
+  const keepsContent = content === undefined && options.derive === undefined;
+  return writeUpdate(caller, changes.id, precondition, {
+    changeType: options.changeType,
+    keys: [
+      ...(keepsContent ? [currentContentKey(changes.id)] : []),
+      ...(changes.folderId ? targetKeys(caller, changes.folderId) : []),
+      ...(options.derive?.keys ?? []),
+    ],
+    change: async (stored, lookup) => {
+      const contentType = rest.contentType ?? stored.contentType;
+      const derived = options.derive ? await options.derive.changes(stored, lookup) : {};
+      return { ...rest, ...(content === undefined ? {} : { content: inlineContent(content, contentType) }), ...derived };
+    },
+    usage: { reserved: false },
+  });
+}
+
+/** The new content is the stored one (so the new version shares its content item). */
+const sameContent = (stored: StoredDocument, content: VersionContent) =>
+  content.storage === stored.storage &&
+  (content.storage === 'file' ? content.objectKey === stored.objectKey : content.sha256 === stored.sha256);
+
+async function writeUpdate(
+  caller: Caller,
+  documentId: string,
+  precondition: Precondition,
+  spec: {
+    changeType?: ChangeType;
+    keys: Key[];
+    change: (stored: StoredDocument, lookup: Lookup) => Promise<VersionChange>;
+    usage: UsageOptions;
+  },
+): Promise<Document> {
   return optimistically(async () => {
-    const targets = changes.folderId ? targetKeys(caller, changes.folderId) : [];
-    const read = await readDocument(caller, changes.id, [...targets, ...(derive?.keys ?? [])]);
+    const read = await readDocument(caller, documentId, spec.keys);
     const { lookup } = read;
-    const update = derive && read.item && read.role ? { ...changes, ...(await derive.changes(read.item, lookup)) } : changes;
+    const change = read.item && read.role ? await spec.change(read.item, lookup) : {};
     const { item: stored } = authorized(read, 'write', 'Document');
     checkPrecondition(precondition, stored.version);
     const { repositoryId } = stored;
-    const folderId = update.folderId ?? stored.folderId;
+    const folderId = change.folderId ?? stored.folderId;
     const moving = folderId !== stored.folderId;
     if (moving) checkMoveTarget(caller, lookup, folderId, repositoryId);
-    const contentChanged = update.content !== undefined && update.content !== stored.content;
-    const content = update.content ?? stored.content;
+    const contentChanged = change.content !== undefined && !sameContent(stored, change.content);
+    const current: VersionContent = change.content ?? {
+      storage: stored.storage,
+      contentType: stored.contentType,
+      size: stored.size,
+      sha256: stored.sha256,
+      ...(stored.objectKey ? { objectKey: stored.objectKey } : {}),
+      ...(stored.storage === 'inline' ? { content: documentOf(stored, lookup).content } : {}),
+    };
     const at = now();
+    const { content: text, objectKey, ...metadata } = current;
     const next: Document = {
-      ...resourceOf<Document>(stored),
-      name: update.name ?? stored.name,
-      content,
-      contentType: update.contentType ?? stored.contentType,
+      ...resourceOf<Document>(stored as Item),
+      name: change.name ?? stored.name,
+      ...metadata,
+      contentType: change.contentType ?? change.content?.contentType ?? stored.contentType,
+      ...(text === undefined ? {} : { content: text }),
       folderId,
-      size: Buffer.byteLength(content, 'utf8'),
       version: stored.version + 1,
       updatedAt: at,
       updatedBy: caller.userId,
@@ -166,30 +376,157 @@ export function updateDocument(
     const prune = next.version > REVISIONS_KEPT ? { pruneRevisions: true } : {};
     const key = nameKey(next.name);
     const renamed = key !== stored.nameKey || next.name !== stored.name;
-    const type = options.changeType ?? (moving ? 'moved' : renamed ? 'renamed' : 'updated');
+    const type = spec.changeType ?? (moving ? 'moved' : renamed ? 'renamed' : 'updated');
+    const keptBytes = (stored.keptBytes ?? 0) + next.size;
     try {
       await transactWrite({
-        document: put({ ...documentKey(next.id), ...next, nameKey: key, contentVersion, ...prune }, liveAtVersion(stored.version)),
+        document: put(
+          { ...documentItem(next, { nameKey: key, contentVersion, keptBytes, objectKey }), ...prune },
+          liveAtVersion(stored.version),
+        ),
         ...revisionSteps(next, contentVersion),
+        ...(contentChanged ? contentSteps(next.id, next.version, current, stored.storage === 'inline') : {}),
+        ...change.checks,
         // The folder it is in (and, for a move, the one it goes to) must not be in the trash.
         folder: check(folderKey(stored.folderId), liveFolderIn(repositoryId)),
         ...(moving ? { target: check(folderKey(folderId), liveFolderIn(repositoryId)) } : {}),
         [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
         ...entrySteps('documents', stored, { folderId, nameKey: key, entry: documentSummary(next) }),
+        ...usageSteps(repositoryId, next, spec.usage),
         change: recordChange(repositoryId, changeOf(type, next, at, caller, moving ? stored.folderId : undefined)),
       });
     } catch (error) {
       if (!(error instanceof ConditionFailed)) throw error;
+      rethrowExtra(error, next, spec.usage);
       explainAccess(error, caller, 'write', 'Document');
       if (nameTaken(error)) throw nameConflict(next.name);
       // Its folder went to the trash (so did it, even before it is marked), or the target did.
       if (error.failed.has('folder')) throw notFound('Document');
       if (error.failed.has('target')) throw notFound('Folder');
+      // What the new content was made of is gone (a revision pruned meanwhile).
+      if (change.checks && Object.keys(change.checks).some((step) => error.failed.has(step))) throw notFound('Revision');
+      const changedMeanwhile = ['document', 'sameEntry', 'oldEntry'].some((step) => error.failed.has(step));
+      if (quotaReached(error) && !changedMeanwhile) throw quotaExceeded(next.size);
       throw error; // the document or its entry changed since the read: read again
     }
     return next;
   });
 }
+
+/** The items of `lookup` and these keys, read now. */
+async function readMore(lookup: Lookup, keys: Key[]): Promise<Lookup> {
+  const missing = keys.filter((key) => lookup(key) === undefined);
+  if (missing.length === 0) return lookup;
+  const more = await getItems(missing);
+  return (key) => lookup(key) ?? more(key);
+}
+
+// ---------------------------------------------------------------------------------------------
+// File versions (docs/api.md: Files): a raw PUT of the content, an upload's completion.
+
+/** What a new file version makes: a new document in a folder, or a new version of one. */
+export type VersionTarget =
+  | { kind: 'create'; folderId: string; name: string; id: string }
+  | { kind: 'update'; documentId: string; expectedVersion?: number };
+
+/**
+ * Writes a new version whose content is a file already in the bucket, in one transaction, as createDocument /
+ * updateDocument write theirs: DOC (storage 'file', objectKey, size, sha256, contentType, contentVersion = the new
+ * version, keptBytes + size), REV#v, CONTENT#v {objectKey}, delete of CONTENT (it was inline), the folder entry,
+ * the folder live-check, the caller's role check (write), the change (`created` / `updated`).
+ * Usage: with `reserved: true` USAGE is not changed (the bytes were reserved at upload start), else ADD size with
+ * the quota condition. `extra` steps go into the same transaction; if any of them fails its condition, the
+ * ConditionFailed error is rethrown first, before any other explanation (the caller decides what it means).
+ * Errors otherwise as the JSON writes: 404 folder/document (also in the trash), 403, 409 name, 412 expectedVersion, 409 quota.
+ */
+export function writeFileVersion(caller: Caller, target: VersionTarget, file: FileVersion, options: UsageOptions): Promise<Document> {
+  if (target.kind === 'create') return createVersion(caller, target, fileContent(file), options);
+  const precondition: Precondition = target.expectedVersion === undefined ? {} : { version: target.expectedVersion };
+  return writeFileContent(caller, target.documentId, file, precondition, options);
+}
+
+/** A new version of a document whose content is a file already in the bucket, on `precondition` (`If-Match`). */
+export function writeFileContent(
+  caller: Caller,
+  documentId: string,
+  file: FileVersion,
+  precondition: Precondition,
+  options: UsageOptions = { reserved: false },
+): Promise<Document> {
+  return writeUpdate(caller, documentId, precondition, {
+    changeType: 'updated',
+    keys: [],
+    change: async () => ({ content: fileContent(file) }),
+    usage: options,
+  });
+}
+
+/** What readVersionTarget found: where the version goes, and the repository's usage as read. */
+export interface VersionTargetRead {
+  repositoryId: string;
+  /** The document the version makes (the target's `id`) or updates. */
+  documentId: string;
+  folderId: string;
+  /** The document's name (a new one's, or the one it has). */
+  name: string;
+  /** The document's current version (an update). */
+  version?: number;
+  usage: { bytes: number; quota: number };
+}
+
+/**
+ * What an upload checks at its start, before any byte (docs/api.md: Files), in one BatchGetItem
+ * (two for a client-chosen document id, whose repository its id does not say): the folder or
+ * document (404, also in the trash), the caller's role (403; not a member: 404), for a new
+ * document the name free in the folder (409) and its id unused (409), for a new version
+ * `expectedVersion` (412); and the repository's usage, which the caller compares with the
+ * size it will reserve (`usage.bytes + size > usage.quota`: 409 `quota-exceeded`, ./usage.ts).
+ * A document whose folder went to the trash without it being marked yet is found here; the
+ * version's own transaction refuses it (404).
+ */
+export async function readVersionTarget(caller: Caller, target: VersionTarget): Promise<VersionTargetRead> {
+  if (target.kind === 'create') {
+    const repositoryId = repositoryOfFolder(target.folderId);
+    const key = nameKey(target.name);
+    const read = await readWithRole(caller, folderKey(target.folderId), target.folderId, [
+      usageKey(repositoryId),
+      entryKey('documents', target.folderId, key),
+      entryKey('folders', target.folderId, key),
+      documentKey(target.id),
+    ]);
+    const folder = read.item as (Item & StoredFolder) | undefined;
+    const live = folder && !folder.trash && folder.repositoryId === repositoryId ? folder : undefined;
+    authorized({ item: live, role: live ? read.role : undefined }, 'write', 'Folder');
+    if (read.lookup(entryKey('documents', target.folderId, key)) || read.lookup(entryKey('folders', target.folderId, key))) {
+      throw nameConflict(target.name);
+    }
+    if (read.lookup(documentKey(target.id))) throw conflict(`A document with id "${target.id}" already exists.`);
+    return { repositoryId, documentId: target.id, folderId: target.folderId, name: target.name, usage: usageOf(read.lookup, repositoryId) };
+  }
+  const guessed = repositoryOf(target.documentId);
+  const read = await readDocument(caller, target.documentId, guessed ? [usageKey(guessed)] : []);
+  const { item: stored } = authorized(read, 'write', 'Document');
+  if (target.expectedVersion !== undefined) checkPrecondition({ version: target.expectedVersion }, stored.version);
+  const { repositoryId } = stored;
+  const lookup = await readMore(read.lookup, [usageKey(repositoryId)]);
+  return {
+    repositoryId,
+    documentId: stored.id,
+    folderId: stored.folderId,
+    name: stored.name,
+    version: stored.version,
+    usage: usageOf(lookup, repositoryId),
+  };
+}
+
+/** Whether `size` more bytes fit in the quota, as read (the transaction that adds them decides). */
+export const fitsQuota = (usage: { bytes: number }, size: number) => usage.bytes + size <= quotaBytes();
+
+/** The step asserting a content item is still there (a revision restore that repeats its object). */
+export const contentStillKept = (documentId: string, version: number): TransactItem => check(contentKey(documentId, version), itemExists);
+
+// ---------------------------------------------------------------------------------------------
+// Background work.
 
 /** A document's items (the document, its revisions and their content), up to `limit`, and whether that was all. */
 export async function readDocumentItems(documentId: string, limit: number) {
@@ -212,23 +549,4 @@ export const isDocumentItem = (item: Item) => item.SK === ITEM_SORT_KEY.document
 export async function deleteDocumentItems(items: Item[]) {
   await deleteItems(items.filter((item) => !isDocumentItem(item)).map(keyOf));
   await deleteItems(items.filter(isDocumentItem).map(keyOf));
-}
-
-// TEMPORARY (lead, until the content-model branch lands): the signature the uploads code uses.
-export interface FileVersion {
-  objectKey: string;
-  size: number;
-  sha256: string;
-  contentType: string;
-}
-export type VersionTarget =
-  | { kind: 'create'; folderId: string; name: string; id: string }
-  | { kind: 'update'; documentId: string; expectedVersion?: number };
-export function writeFileVersion(
-  _caller: Caller,
-  _target: VersionTarget,
-  _file: FileVersion,
-  _options: { reserved: boolean; extra?: (document: Document) => Record<string, import('../db/client').TransactItem> },
-): Promise<Document> {
-  throw new Error('writeFileVersion: not yet merged');
 }

@@ -5,15 +5,17 @@
  *   REPO#<repoId>        M#<userId>                   member (listed by user id)
  *   REPO#<repoId>        TRASH#<deletedAt>#<itemId>   trash record (listed newest first)
  *   REPO#<repoId>        UPLOAD#<uploadId>            upload session (./upload.ts)
+ *   REPO#<repoId>        USAGE                        the repository's storage usage (`bytes`), against its quota
  *   ACL#<repoId>#<nn>    ACL                          roles of the members whose home bucket is nn or one of the ACL_LANES - 1 before it
  *   USER#<userId>        REPO#<nameKey>\x01<repoId>   membership (the user's repositories, by name)
  *   USER#<userId>        PROFILE                      how many repositories the user is in
  *   FOLDER#<folderId>    FOLDER                       folder
  *   FOLDER#<folderId>    F#<nameKey>                  sub folder entry (a copy of the sub folder)
  *   FOLDER#<folderId>    D#<nameKey>                  document entry (the document without content)
- *   DOC#<docId>          DOC                          document, with content
+ *   DOC#<docId>          DOC                          document: metadata only (storage, size, sha256, keptBytes, objectKey…)
+ *   DOC#<docId>          CONTENT                      the current content of an inline document (absent for a file)
  *   DOC#<docId>          REV#<version>                revision: a version's metadata (10 digits, so versions sort as numbers)
- *   DOC#<docId>          CONTENT#<version>            the content a version set, until the next version that changed it
+ *   DOC#<docId>          CONTENT#<version>            the content a version set ({content} or {objectKey}), until the next version that changed it
  *   FEED#<repoId>        P#<at>#<uuid>                change written by a request, not yet in the feed
  *   FEED#<repoId>        S#<seq>                      change in the feed (12 digits)
  *   FEED#<repoId>        SEQ                          the feed's last sequence number
@@ -54,6 +56,10 @@ export const ITEM_SORT_KEY = {
   profile: 'PROFILE',
   folder: 'FOLDER',
   document: 'DOC',
+  /** A document's current inline content, beside its `DOC` item. */
+  content: 'CONTENT',
+  /** A repository's storage usage, beside its `REPO` item. */
+  usage: 'USAGE',
   task: 'TASK',
   feedSequence: 'SEQ',
   idempotency: 'IDEMPOTENCY',
@@ -88,6 +94,10 @@ export const revisionKey = (documentId: string, version: number): Key => ({
   PK: documentPartition(documentId),
   SK: `${REVISION_PREFIX}${String(version).padStart(10, '0')}`,
 });
+/** The current content of an inline document (read with the document item: GET /document/{id}). */
+export const currentContentKey = (documentId: string): Key => ({ PK: documentPartition(documentId), SK: ITEM_SORT_KEY.content });
+/** A repository's storage usage (`bytes`), changed in the transaction of every version write. */
+export const usageKey = (repositoryId: string): Key => ({ PK: repositoryPartition(repositoryId), SK: ITEM_SORT_KEY.usage });
 /** The content written at `version` (revisions that kept it point here: `contentVersion`). */
 export const contentKey = (documentId: string, version: number): Key => ({
   PK: documentPartition(documentId),

@@ -19,11 +19,13 @@ import {
   aclKeyOfBucket,
   aclLanes,
   bucketOfAclKey,
+  type Key,
   MEMBERSHIP_PREFIX,
   memberKey,
   membershipKey,
   repositoryKey,
   roleAttribute,
+  usageKey,
   userPartition,
 } from './keys';
 import { callersMember, joinSteps, leaveSteps } from './member';
@@ -31,6 +33,7 @@ import { PROFILE_STEP, putMembership, removeMembership, repositoryLimitReached }
 import { firstVersion, resourceOf } from './resource-of';
 import { ACCESS_STEP, authorized, ownerLaneSteps, readWithRole, roleCheck } from './role';
 import { newTask } from './task';
+import { newUsageStep, usageOf } from './usage';
 
 /** The repository item as stored: the resource without the caller's role, and bookkeeping. */
 type StoredRepository = Omit<Repository, 'role'> & {
@@ -77,6 +80,7 @@ export async function createRepository(caller: Caller, input: { name: string; de
         // The owner's role in each of their lanes (keys.ts).
         ...ownerLaneSteps(id, userId),
         ...joinSteps(id, owner, listing, itemIsAbsent),
+        usage: newUsageStep(id),
       });
     } catch (error) {
       if (error instanceof ConditionFailed && error.failed.has(PROFILE_STEP)) throw repositoryLimitReached(userId);
@@ -86,14 +90,16 @@ export async function createRepository(caller: Caller, input: { name: string; de
   });
 }
 
-async function readRepository(caller: Caller, id: string, extraKeys: ReturnType<typeof memberKey>[] = []) {
+async function readRepository(caller: Caller, id: string, extraKeys: Key[] = []) {
   const read = await readWithRole(caller, repositoryKey(id), id, extraKeys);
   return read.item ? { ...read, item: read.item as Item & StoredRepository } : read;
 }
 
+/** GET /{id}: the repository, its usage and the caller's role, in one BatchGetItem. */
 export async function getRepository(caller: Caller, id: string): Promise<Repository> {
-  const { item: stored, role } = authorized(await readRepository(caller, id), 'read', 'Repository');
-  return { ...resourceOf<Omit<Repository, 'role'>>(stored), role };
+  const read = await readRepository(caller, id, [usageKey(id)]);
+  const { item: stored, role } = authorized(read, 'read', 'Repository');
+  return { ...resourceOf<Omit<Repository, 'role'>>(stored), role, usage: usageOf(read.lookup, id) };
 }
 
 /**
@@ -212,7 +218,8 @@ export async function updateRepository(
  * DELETE /{id} (owner): permanent. One transaction removes the repository and every role
  * bucket it ever used, so from its answer on every member gets 404 for everything in it, and
  * it is gone from every member's GET /. The caller's own membership goes with it (their
- * repository count drops at once). Everything else (folders, documents, trash, other members and
+ * repository count drops at once), and so does its usage item (./usage.ts: a purge of its
+ * documents afterwards must not make it again). Everything else (folders, documents, trash, other members and
  * their memberships, the feed) is reclaimed in the background (../use-cases/reclaim-repository.ts).
  */
 export async function deleteRepository(caller: Caller, id: string, precondition: Precondition): Promise<void> {
@@ -238,6 +245,7 @@ export async function deleteRepository(caller: Caller, id: string, precondition:
         values: { ':owner': 'owner' },
       }),
       ...leaveSteps(id, caller.userId, member.listingKey),
+      usage: remove(usageKey(id)),
       task: newTask({ kind: 'reclaim-repository', repositoryId: id }),
     };
     for (const bucket of aclBuckets) if (bucket !== callersBucket) steps[`acl${bucket}`] = remove(aclKeyOfBucket(id, bucket));

@@ -9,7 +9,8 @@ import type { Item } from '../db/client';
 /**
  * Attributes that are never part of a resource: keys, the name key names clash on, a folder's
  * depth and path, trash marks, counters and links the store keeps on repositories and members, a
- * revision's pointer to the content it shares, and a document's request to prune its revisions.
+ * revision's pointer to the content it shares, a document's request to prune its revisions, the
+ * bytes its kept revisions hold and the object of a file's bytes.
  */
 const bookkeeping: ReadonlySet<string> = new Set([
   'PK',
@@ -27,6 +28,8 @@ const bookkeeping: ReadonlySet<string> = new Set([
   'expiresAt',
   'contentVersion',
   'pruneRevisions',
+  'keptBytes',
+  'objectKey',
 ]);
 
 /** What a resource's first version says of when and by whom it was made (it is also its last update). */

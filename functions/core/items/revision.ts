@@ -1,35 +1,48 @@
 /**
  * Revisions (`DOC#<id>` / `REV#<version>`, and `CONTENT#<version>`): every version of a document
  * is one, written in the version's own transaction (./document.ts). A revision item holds a
- * version's metadata and `contentVersion`, the version whose content it has; the content itself
- * is in the item of that version, written only at a version that changed it, so a list reads
- * only small items. A document in the trash keeps its revisions but shows none (404, like the
- * document); a purge removes them with it. Old ones are reclaimed by the worker
+ * version's metadata (`storage`, `size`, `sha256`, `contentType`…) and `contentVersion`, the
+ * version whose content it has; the content itself is in the item of that version (`{content}`
+ * for inline text, `{objectKey}` for a file), written only at a version that changed it, so a
+ * list reads only small items. A document in the trash keeps its revisions but shows none (404,
+ * like the document); a purge removes them with it. Old ones are reclaimed by the worker
  * (functions/worker/housekeeping.ts): a revision no longer kept is 404. The endpoints:
  * ../use-cases/revisions.ts.
  */
-import { getItems, put } from '../db/client';
+import { getItems, put, type TransactItem } from '../db/client';
 import { notFound } from '../errors';
-import type { Document, Revision, RevisionSummary } from '../resources';
+import type { Revision, RevisionSummary, Storage } from '../resources';
 import { contentKey, type Key, revisionKey } from './keys';
 import { resourceOf } from './resource-of';
 import type { Lookup } from './role';
 
-/** The steps that write a version's revision, and its content when the content changed at it. */
-export const revisionSteps = (document: Document, contentVersion: number) => ({
+/** What a revision records of its version. */
+export interface VersionMetadata {
+  id: string;
+  version: number;
+  name: string;
+  contentType: string;
+  storage: Storage;
+  size: number;
+  sha256: string;
+  updatedAt: string;
+  updatedBy: string;
+}
+
+/** The step that writes a version's revision; its content is `contentVersion`'s (./document.ts writes that item). */
+export const revisionSteps = (document: VersionMetadata, contentVersion: number): Record<string, TransactItem> => ({
   revision: put({
     ...revisionKey(document.id, document.version),
     version: document.version,
     name: document.name,
     contentType: document.contentType,
+    storage: document.storage,
     size: document.size,
+    sha256: document.sha256,
     updatedAt: document.updatedAt,
     updatedBy: document.updatedBy,
     contentVersion,
   }),
-  ...(contentVersion === document.version
-    ? { content: put({ ...contentKey(document.id, document.version), content: document.content }) }
-    : {}),
 });
 
 export const revisionMissing = () => notFound('Revision');
@@ -43,22 +56,29 @@ export const revisionKeys = (documentId: string, version: number): Key[] => [
   contentKey(documentId, version),
 ];
 
+/** A revision as read, with where its content is: the text (inline) or the object (file). */
+export interface RevisionRead {
+  revision: Revision;
+  /** The version whose content item it names. */
+  contentVersion: number;
+  /** A file revision's object. */
+  objectKey?: string;
+}
+
 /**
- * The revision `version` of a stored document with its content, from what was read with it:
- * the content item of its version, or the document's own content when it is the same, or else
- * one more read. Undefined when the revision, or its content, is no longer kept.
+ * The revision `version` of a document with its content, from what was read with it: the
+ * content item of its version, or one more read of the version it names. Undefined when the
+ * revision, or its content, is no longer kept. A file revision has no `content` (its bytes:
+ * GET …/revisions/{version}/content).
  */
-export async function revisionWithContent(
-  document: { id: string; content: string; contentVersion: number },
-  version: number,
-  lookup: Lookup,
-): Promise<Revision | undefined> {
-  const revision = lookup(revisionKey(document.id, version));
-  if (!revision) return undefined;
-  const contentVersion = revision.contentVersion as number;
-  const key = contentKey(document.id, contentVersion);
-  const content =
-    (lookup(key)?.content as string | undefined) ??
-    (contentVersion === document.contentVersion ? document.content : ((await getItems([key]))(key)?.content as string | undefined));
-  return content === undefined ? undefined : { ...resourceOf<RevisionSummary>(revision), content };
+export async function readRevision(documentId: string, version: number, lookup: Lookup): Promise<RevisionRead | undefined> {
+  const item = lookup(revisionKey(documentId, version));
+  if (!item) return undefined;
+  const contentVersion = item.contentVersion as number;
+  const key = contentKey(documentId, contentVersion);
+  const content = lookup(key) ?? (await getItems([key]))(key);
+  if (!content) return undefined;
+  const summary = resourceOf<RevisionSummary>(item);
+  if (summary.storage === 'file') return { revision: summary, contentVersion, objectKey: content.objectKey as string };
+  return { revision: { ...summary, content: content.content as string }, contentVersion };
 }

@@ -1,29 +1,51 @@
 /**
  * A repository's storage usage (`REPO#<repoId>` / `USAGE`): `bytes`, the `size` of every kept
- * version plus the declared `size` of every open upload (docs/data-model.md: Files). It changes
- * only inside the transaction that changes what it counts, so it is exact under concurrency; a
- * step that adds checks the quota in the same condition.
+ * version of its documents plus the declared `size` of every open upload (docs/api.md: Files),
+ * made with the repository (0) and changed in the same transaction as what it counts. A write
+ * that would take it past the quota (functions/core/limits.ts) fails its condition: 409
+ * `quota-exceeded`.
  */
-import { type TransactItem, update } from '../db/client';
+import { type ConditionFailed, put, type TransactItem, update } from '../db/client';
+import { itemIsAbsent } from '../db/conditions';
+import { HttpError } from '../errors';
 import { quotaBytes } from '../limits';
-import { type Key, repositoryPartition } from './keys';
+import { type Key, usageKey } from './keys';
+import type { Lookup } from './role';
 
-export const USAGE_SORT_KEY = 'USAGE';
-export const usageKey = (repositoryId: string): Key => ({ PK: repositoryPartition(repositoryId), SK: USAGE_SORT_KEY });
-
-/** The step name of a usage change, so a refusal can be told apart (409 quota). */
+/** The step name a version write gives its usage step, so a refusal can be explained. */
 export const USAGE_STEP = 'usage';
 
-/** Adds `bytes` to the usage, if the repository stays within its quota. */
-export const reserveBytes = (repositoryId: string, bytes: number): TransactItem =>
+/** A new repository's usage: nothing yet. */
+export const newUsageStep = (repositoryId: string): TransactItem => put({ ...usageKey(repositoryId), bytes: 0 }, itemIsAbsent);
+
+/**
+ * Adds `size` bytes, on condition that the usage stays within the quota (`bytes <= quota -
+ * size`: false too when the item is missing, so a deleted repository takes nothing).
+ */
+export const addUsageStep = (repositoryId: string, size: number): TransactItem =>
   update(
     usageKey(repositoryId),
-    'ADD #bytes :bytes',
+    'ADD #bytes :size',
     { '#bytes': 'bytes' },
-    { ':bytes': bytes, ':room': quotaBytes() - bytes },
-    'attribute_not_exists(#bytes) OR #bytes <= :room',
+    { ':size': size, ':room': quotaBytes() - size },
+    '#bytes <= :room',
   );
 
-/** Gives `bytes` back (a failed, cancelled or expired upload; a version no longer kept). Only while the repository exists. */
-export const releaseBytes = (repositoryId: string, bytes: number): TransactItem =>
-  update(usageKey(repositoryId), 'ADD #bytes :bytes', { '#bytes': 'bytes' }, { ':bytes': -bytes }, 'attribute_exists(#bytes)');
+/** Gives back `size` bytes (an upload that ended without a version, revisions pruned, a document purged). */
+export const releaseUsageStep = (repositoryId: string, size: number): TransactItem =>
+  update(usageKey(repositoryId), 'ADD #bytes :size', { '#bytes': 'bytes' }, { ':size': -size });
+
+/** True when the transaction failed on its usage step. */
+export const quotaReached = (error: ConditionFailed) => error.failed.has(USAGE_STEP);
+
+export const quotaExceeded = (size: number) =>
+  new HttpError(
+    'quota-exceeded',
+    `Writing ${size} more bytes would take the repository past its storage quota of ${quotaBytes()} bytes (GET /{id}: usage).`,
+  );
+
+/** The usage as read with a repository (or a document, or a folder): `bytes` and the quota. */
+export function usageOf(lookup: Lookup, repositoryId: string): { bytes: number; quota: number } {
+  const key: Key = usageKey(repositoryId);
+  return { bytes: Number(lookup(key)?.bytes ?? 0), quota: quotaBytes() };
+}

@@ -17,12 +17,13 @@ import { documentSummary } from '../items/document';
 import { claimName, entriesWithItems, nameTaken } from '../items/entry';
 import { checkMoveTarget, depthLimitReached, liveFolderIn, placeIs, type StoredFolder, targetKeys } from '../items/folder';
 import { childPlace, type Place, parentPlace } from '../items/folder-path';
-import { documentKey, folderKey } from '../items/keys';
+import { currentContentKey, documentKey, folderKey } from '../items/keys';
 import { resourceOf } from '../items/resource-of';
 import { revisionSteps } from '../items/revision';
 import { ACCESS_STEP, explainAccess, roleCheck } from '../items/role';
 import { newTask, nextPageOf, type TaskStep } from '../items/task';
 import { authorizeTrash, readTrashItem, removeTrashRecord, stillTrashedBy } from '../items/trash';
+import { addUsageStep, quotaExceeded, quotaReached, USAGE_STEP } from '../items/usage';
 import { MAX_FOLDER_DEPTH } from '../limits';
 import { nameKey } from '../names';
 import type { Caller, Document, Folder } from '../resources';
@@ -49,7 +50,11 @@ export async function restoreFromTrash(caller: Caller, repositoryId: string, ite
   let readTarget = to.folderId;
   let trustPath = true;
   return optimistically(async () => {
-    const { role, found, lookup } = await readTrashItem(caller, repositoryId, itemId, readTarget ? targetKeys(caller, readTarget) : []);
+    // A document's current inline content too, for the answer (a folder id names none: nothing is found).
+    const { role, found, lookup } = await readTrashItem(caller, repositoryId, itemId, [
+      currentContentKey(itemId),
+      ...(readTarget ? targetKeys(caller, readTarget) : []),
+    ]);
     authorizeTrash(role, found, 'write');
     const { item } = found;
     const mark = item.trash;
@@ -73,16 +78,25 @@ export async function restoreFromTrash(caller: Caller, repositoryId: string, ite
     };
     let restored: Document | Folder;
     if (found.kind === 'document') {
-      const document: Document = { ...resourceOf<Document>(item), ...resourceOf<Partial<Document>>(changes), folderId };
+      const inline = item.storage === 'inline' ? { content: (lookup(currentContentKey(itemId))?.content as string | undefined) ?? '' } : {};
+      const document: Document = { ...resourceOf<Document>(item), ...inline, ...resourceOf<Partial<Document>>(changes), folderId };
       restored = document;
+      // A new version counts its size (../items/usage.ts), in the document's kept bytes too.
+      const counted = changed ? ' ADD #keptBytes :size' : '';
       Object.assign(steps, {
         item: update(
           documentKey(itemId),
-          `REMOVE #trash${changed ? ' SET #name = :name, #nameKey = :nameKey, #folderId = :folderId, #version = :version, #updatedAt = :at, #updatedBy = :by' : ''}`,
-          { '#trash': 'trash', '#token': 'token', '#purging': 'purging', ...(changed ? changedNames('folderId') : {}) },
-          { ':token': mark.token, ...(changed ? changedValues(document, key, folderId, at) : {}) },
+          `REMOVE #trash${changed ? ' SET #name = :name, #nameKey = :nameKey, #folderId = :folderId, #version = :version, #updatedAt = :at, #updatedBy = :by' : ''}${counted}`,
+          {
+            '#trash': 'trash',
+            '#token': 'token',
+            '#purging': 'purging',
+            ...(changed ? { ...changedNames('folderId'), '#keptBytes': 'keptBytes' } : {}),
+          },
+          { ':token': mark.token, ...(changed ? { ...changedValues(document, key, folderId, at), ':size': document.size } : {}) },
           stillTrashedBy(mark.token).expression,
         ),
+        ...(changed ? { [USAGE_STEP]: addUsageStep(repositoryId, document.size) } : {}),
         target: check(folderKey(folderId), liveFolderIn(repositoryId)),
         ...claimName('documents', folderId, key, documentSummary(document)),
         // A new version is a revision like any other: it names the same content.
@@ -134,6 +148,7 @@ export async function restoreFromTrash(caller: Caller, repositoryId: string, ite
       if (nameTaken(error)) {
         throw conflict(`The folder already has an item named "${name}": restore it with another \`name\`, or into another \`folderId\`.`);
       }
+      if (quotaReached(error) && error.failed.size === 1) throw quotaExceeded((restored as Document).size); // only a document counts usage
       if (error.failed.has('target')) {
         if (found.kind === 'document' && to.folderId === undefined) throw restoreTargetGone();
         readTarget = folderId; // gone, in the trash, or moved: read it to tell which

@@ -5,10 +5,10 @@
  */
 import { authorize } from '../auth';
 import { pageRequest, readPage } from '../db/queries';
-import { readDocument, updateDocument } from '../items/document';
+import { contentStillKept, inlineContent, readDocument, updateDocument } from '../items/document';
 import { documentPartition, REVISION_PREFIX } from '../items/keys';
 import { resourceOf } from '../items/resource-of';
-import { revisionKeys, revisionMissing, revisionWithContent } from '../items/revision';
+import { type RevisionRead, readRevision, revisionKeys, revisionMissing } from '../items/revision';
 import { authorized } from '../items/role';
 import type { Precondition } from '../preconditions';
 import type { PageQuery } from '../requests';
@@ -22,11 +22,16 @@ export async function listRevisions(caller: Caller, documentId: string, query: P
   return { items: page.items.map((item) => resourceOf<RevisionSummary>(item)), nextToken: page.nextToken };
 }
 
-/** GET /document/{id}/revisions/{version}: one read, or two when its content is an older version's. */
+/** GET /document/{id}/revisions/{version}: one read, or two when its content is an older version's. A file revision has no `content`. */
 export async function getRevision(caller: Caller, documentId: string, version: number): Promise<Revision> {
+  return (await readRevisionOf(caller, documentId, version)).revision;
+}
+
+/** A revision with where its content is (GET …/revisions/{version} and …/content), once the caller may read it. */
+export async function readRevisionOf(caller: Caller, documentId: string, version: number): Promise<RevisionRead> {
   const read = await readDocument(caller, documentId, revisionKeys(documentId, version));
-  const { item: stored } = authorized(read, 'read', 'Document');
-  const revision = await revisionWithContent(stored, version, read.lookup);
+  authorized(read, 'read', 'Document');
+  const revision = await readRevision(documentId, version, read.lookup);
   if (!revision) throw revisionMissing();
   return revision;
 }
@@ -34,18 +39,27 @@ export async function getRevision(caller: Caller, documentId: string, version: n
 /**
  * POST /document/{id}/revisions/{version}/restore: a new version with the content and content
  * type of `version` (name and folder stay), written as any update is (an `updated` change), with
- * the revision read together with the document. Checks: the document and the revision (404), the
- * caller's role (403), `If-Match` (412).
+ * the revision read together with the document. Inline text is copied into the new version's
+ * content item; a file's is the same object (no bytes copied), with a check in the transaction
+ * that the content item it comes from is still kept (revision pruning deletes an object only
+ * once no kept content item names it). Checks: the document and the revision (404), the
+ * caller's role (403), `If-Match` (412), the quota (409).
  */
 export async function restoreRevision(caller: Caller, documentId: string, version: number, precondition: Precondition): Promise<Document> {
   return updateDocument(caller, { id: documentId }, precondition, {
     changeType: 'updated',
     derive: {
       keys: revisionKeys(documentId, version),
-      async changes(stored, lookup) {
-        const revision = await revisionWithContent(stored, version, lookup);
-        if (!revision) throw revisionMissing();
-        return { content: revision.content, contentType: revision.contentType };
+      async changes(_stored, lookup) {
+        const read = await readRevision(documentId, version, lookup);
+        if (!read) throw revisionMissing();
+        const { revision, contentVersion, objectKey } = read;
+        const { contentType, size, sha256 } = revision;
+        if (revision.storage === 'inline') return { content: inlineContent(revision.content ?? '', contentType) };
+        return {
+          content: { storage: 'file', contentType, size, sha256, objectKey },
+          checks: { source: contentStillKept(documentId, contentVersion) },
+        };
       },
     },
   });

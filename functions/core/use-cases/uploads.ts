@@ -24,14 +24,25 @@ import {
 } from '@aws-sdk/client-s3';
 import { bucketName, fileKeyPrefix, presignedUrl, s3 } from '../bucket';
 import { ConditionFailed, check, transactWrite } from '../db/client';
-import { type HttpError, invalidField, notFound, HttpError as Problem, type ProblemKind, problems, problemTypePrefix } from '../errors';
+import {
+  type HttpError,
+  invalidField,
+  notFound,
+  HttpError as Problem,
+  type ProblemKind,
+  preconditionFailed,
+  problems,
+  problemTypePrefix,
+} from '../errors';
+
+XX;
+
 import { PART_URLS_PER_REQUEST, partLength, partPlan } from '../files/parts';
 import { newDocumentId, now } from '../ids';
-import { type FileVersion, readDocument, type VersionTarget, writeFileVersion } from '../items/document';
-import { nameConflict } from '../items/entry';
-import { liveFolderIn, readFolder, repositoryOfFolder } from '../items/folder';
-import { documentKey, entryKey, folderKey } from '../items/keys';
-import { ACCESS_STEP, authorized, explainAccess, type Lookup, roleCheck } from '../items/role';
+import { ExtraStepFailed, type FileVersion, fitsQuota, readVersionTarget, type VersionTarget, writeFileVersion } from '../items/document';
+import { liveFolderIn, repositoryOfFolder } from '../items/folder';
+import { documentKey, folderKey } from '../items/keys';
+import { ACCESS_STEP, explainAccess, roleCheck } from '../items/role';
 import {
   isPastExpiry,
   lookAgainStep,
@@ -44,11 +55,10 @@ import {
   sweptStep,
   uploadResource,
 } from '../items/upload';
-import { releaseBytes, reserveBytes, USAGE_STEP, usageKey } from '../items/usage';
-import { quotaBytes, uploadLifetimeMs } from '../limits';
+import { addUsageStep, quotaExceeded, quotaReached, releaseUsageStep, USAGE_STEP } from '../items/usage';
+import { uploadLifetimeMs } from '../limits';
 import { logger } from '../logger';
 import { recordMetric } from '../metrics';
-import { nameKey } from '../names';
 import { DEFAULT_FILE_CONTENT_TYPE } from '../requests';
 import type { Caller, Document, Upload } from '../resources';
 
@@ -78,9 +88,6 @@ export interface StartUpload {
 /** What `complete` answers: the Document made, or the upload while it is being verified (202). */
 export type Completion = { document: Document } | { verifying: Upload };
 
-export const quotaReached = (size: number) =>
-  new Problem('quota-exceeded', `The repository's storage quota (${quotaBytes()} bytes) has no room for ${size} more bytes.`);
-
 // ---------------------------------------------------------------------------------------------
 // Starting
 
@@ -92,9 +99,19 @@ export const quotaReached = (size: number) =>
  * rule aborts after a day.
  */
 export async function startUpload(caller: Caller, input: StartUpload): Promise<Upload> {
-  const target = await readTarget(caller, input);
+  const kind = input.folderId !== undefined ? 'create' : 'update';
+  const versionTarget: VersionTarget =
+    kind === 'create'
+      ? {
+          kind,
+          folderId: input.folderId as string,
+          name: input.name as string,
+          id: input.id ?? newDocumentId(repositoryOfFolder(input.folderId as string)),
+        }
+      : { kind, documentId: input.documentId as string, ...(input.version === undefined ? {} : { expectedVersion: input.version }) };
+  const target = await readVersionTarget(caller, versionTarget);
   const { repositoryId, documentId } = target;
-  if (target.usedBytes + input.size > quotaBytes()) throw quotaReached(input.size);
+  if (!fitsQuota(target.usage, input.size)) throw quotaExceeded(input.size);
   const id = newDocumentId(repositoryId);
   const objectKey = `${fileKeyPrefix}${repositoryId}/${documentId}/${id}`;
   const plan = partPlan(input.size);
@@ -120,7 +137,7 @@ export async function startUpload(caller: Caller, input: StartUpload): Promise<U
     expiresAt,
     createdAt: at,
     createdBy: caller.userId,
-    kind: target.kind,
+    kind,
     ...(input.version === undefined ? {} : { expectedVersion: input.version }),
     objectKey,
     ...(s3UploadId ? { s3UploadId } : {}),
@@ -129,86 +146,34 @@ export async function startUpload(caller: Caller, input: StartUpload): Promise<U
   try {
     await transactWrite({
       upload: newUploadStep(upload, plan.partCount === 1 ? at : expiresAt),
-      [USAGE_STEP]: reserveBytes(repositoryId, input.size),
+      [USAGE_STEP]: addUsageStep(repositoryId, input.size),
       [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
-      target: target.check,
+      target: targetCheck(input, repositoryId),
     });
   } catch (error) {
     if (s3UploadId) await abortQuietly(objectKey, s3UploadId);
     if (!(error instanceof ConditionFailed)) throw error;
-    explainAccess(error, caller, 'write', target.kind === 'create' ? 'Folder' : 'Document');
+    explainAccess(error, caller, 'write', kind === 'create' ? 'Folder' : 'Document');
     if (error.failed.has('target')) {
-      if (target.kind === 'update' && input.version !== undefined) throw targetChanged(target.kind);
-      throw notFound(target.kind === 'create' ? 'Folder' : 'Document');
+      if (kind === 'update' && input.version !== undefined)
+        throw preconditionFailed('The document is not at the version the upload names.');
+      throw notFound(kind === 'create' ? 'Folder' : 'Document');
     }
-    if (error.failed.has(USAGE_STEP)) throw quotaReached(input.size);
+    if (quotaReached(error)) throw quotaExceeded(input.size);
     throw error;
   }
   return { ...uploadResource(upload), parts: await partUrlsOf(upload, range(1, Math.min(plan.partCount, PART_URLS_PER_REQUEST))) };
 }
 
-const targetChanged = (_kind: string) => new Problem('precondition-failed', 'The document is not at the version the upload names.');
-
-interface Target {
-  kind: 'create' | 'update';
-  repositoryId: string;
-  documentId: string;
-  folderId: string;
-  name: string;
-  usedBytes: number;
-  /** The transaction step that re-checks the target. */
-  check: ReturnType<typeof check>;
-}
-
-/** The folder (and that the name and id are free) or the document, with the caller's role and the usage: one read. */
-async function readTarget(caller: Caller, input: StartUpload): Promise<Target> {
-  const usedBytes = (lookup: Lookup, repositoryId: string) => Number(lookup(usageKey(repositoryId))?.bytes ?? 0);
-  if (input.folderId !== undefined) {
-    const name = input.name as string;
-    const repositoryId = repositoryOfFolder(input.folderId);
-    const key = nameKey(name);
-    const documentId = input.id ?? newDocumentId(repositoryId);
-    const read = await readFolder(caller, input.folderId, [
-      usageKey(repositoryId),
-      entryKey('documents', input.folderId, key),
-      entryKey('folders', input.folderId, key),
-      ...(input.id ? [documentKey(input.id)] : []),
-    ]);
-    const { item: folder } = authorized(read, 'write', 'Folder');
-    if (folder.repositoryId !== repositoryId) throw notFound('Folder');
-    const { lookup } = read;
-    if (lookup(entryKey('documents', input.folderId, key)) || lookup(entryKey('folders', input.folderId, key))) throw nameConflict(name);
-    if (input.id && lookup(documentKey(input.id))) throw new Problem('conflict', `A document with id "${input.id}" already exists.`);
-    return {
-      kind: 'create',
-      repositoryId,
-      documentId,
-      folderId: input.folderId,
-      name,
-      usedBytes: usedBytes(lookup, repositoryId),
-      check: check(folderKey(input.folderId), liveFolderIn(repositoryId)),
-    };
-  }
-  const documentId = input.documentId as string;
-  const read = await readDocument(caller, documentId);
-  const { item: document } = authorized(read, 'write', 'Document');
-  if (input.version !== undefined && input.version !== document.version) throw targetChanged('update');
-  const { repositoryId } = document;
-  const usage = await readDocument(caller, documentId, [usageKey(repositoryId)]);
-  const condition = {
-    expression: `attribute_not_exists(#trash)${input.version === undefined ? '' : ' AND #version = :version'}`,
-    names: { '#trash': 'trash', ...(input.version === undefined ? {} : { '#version': 'version' }) },
-    ...(input.version === undefined ? {} : { values: { ':version': input.version } }),
-  };
-  return {
-    kind: 'update',
-    repositoryId,
-    documentId,
-    folderId: document.folderId,
-    name: document.name,
-    usedBytes: usedBytes(usage.lookup, repositoryId),
-    check: check(documentKey(documentId), condition),
-  };
+/** The transaction step that re-checks the target of an upload's start: its folder, or its document (at `version`). */
+function targetCheck(input: StartUpload, repositoryId: string) {
+  if (input.folderId !== undefined) return check(folderKey(input.folderId), liveFolderIn(repositoryId));
+  const atVersion = input.version !== undefined;
+  return check(documentKey(input.documentId as string), {
+    expression: `attribute_not_exists(#trash)${atVersion ? ' AND #version = :version' : ''}`,
+    names: { '#trash': 'trash', ...(atVersion ? { '#version': 'version' } : {}) },
+    ...(atVersion ? { values: { ':version': input.version } } : {}),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -241,7 +206,7 @@ export async function cancelUpload(caller: Caller, uploadId: string): Promise<vo
   try {
     await transactWrite({
       upload: statusStep(upload, OPEN_STATUSES, 'cancelled', { lookFrom: now() }),
-      [USAGE_STEP]: releaseBytes(upload.repositoryId, upload.size),
+      [USAGE_STEP]: releaseUsageStep(upload.repositoryId, upload.size),
     });
   } catch (error) {
     if (!(error instanceof ConditionFailed)) throw error;
@@ -351,10 +316,10 @@ async function commit(upload: StoredUpload, file: FileVersion): Promise<Completi
     recordMetric('bytesUploaded', upload.size);
     return { document };
   } catch (error) {
-    if (error instanceof ConditionFailed) {
+    if (error instanceof ExtraStepFailed) {
       // Another completion (or a cancellation) got there first: answer what it made.
       const now = await readUploadItem(upload.repositoryId, upload.id);
-      if (!now || now.status === 'open') throw error;
+      if (!now || now.status === 'open') throw error.failure;
       return finishUpload(now, { verifyLarge: false });
     }
     if (error instanceof Problem && error.status < 500 && error.status !== 429) return failUpload(upload, error);
@@ -422,7 +387,7 @@ async function failUpload(upload: StoredUpload, problem: HttpError): Promise<nev
   try {
     await transactWrite({
       upload: statusStep(upload, OPEN_STATUSES, 'failed', { problem: stored, lookFrom: now() }),
-      [USAGE_STEP]: releaseBytes(upload.repositoryId, upload.size),
+      [USAGE_STEP]: releaseUsageStep(upload.repositoryId, upload.size),
     });
   } catch (error) {
     if (!(error instanceof ConditionFailed)) throw error;
@@ -466,7 +431,7 @@ export async function sweepUpload(repositoryId: string, uploadId: string): Promi
       try {
         await transactWrite({
           upload: statusStep(upload, OPEN_STATUSES, 'expired', { lookFrom: now() }),
-          [USAGE_STEP]: releaseBytes(upload.repositoryId, upload.size),
+          [USAGE_STEP]: releaseUsageStep(upload.repositoryId, upload.size),
         });
       } catch (error) {
         if (!(error instanceof ConditionFailed)) throw error;
