@@ -35,7 +35,6 @@ import {
   problemTypePrefix,
 } from '../errors';
 
-XX;
 
 import { PART_URLS_PER_REQUEST, partLength, partPlan } from '../files/parts';
 import { newDocumentId, now } from '../ids';
