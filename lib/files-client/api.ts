@@ -1,22 +1,22 @@
 /**
- * The service as the file tools call it: the typed client (openapi-fetch) over the file routes,
- * and the one error every failed call becomes.
+ * The service as the file tools call it: the typed client (lib/client: openapi-fetch over the
+ * types generated from openapi.json), and the one error every failed call becomes.
  */
-import createClient, { type Client } from 'openapi-fetch';
-import type { FilePaths, Problem } from './paths';
+import { createDocumentsClient, type DocumentsClient } from '#lib/client/index';
 
-export type FilesApi = Client<FilePaths>;
+export type FilesApi = DocumentsClient;
 
 /** `baseUrl`: the API (e.g. http://127.0.0.1:3000); `token`: a bearer JWT. */
 export function createFilesApi(baseUrl: string, token: string): FilesApi {
-  const client = createClient<FilePaths>({ baseUrl: baseUrl.replace(/\/+$/, '') });
-  client.use({
-    onRequest({ request }) {
-      request.headers.set('Authorization', `Bearer ${token}`);
-      return request;
-    },
-  });
-  return client;
+  return createDocumentsClient(baseUrl.replace(/\/+$/, ''), { token });
+}
+
+/** A problem+json answer, as far as the tools read one (API Gateway's own 401 and 429 are `{message}`). */
+interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
 }
 
 /** An answer the tools cannot go on from: its status and, when the service sent one, its problem+json. */

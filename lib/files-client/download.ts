@@ -12,7 +12,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ApiError, expectData, type FilesApi } from './api';
-import type { FileDocument } from './paths';
+import type { Document } from './paths';
 import { Progress, type ProgressOutput } from './progress';
 
 export interface DownloadOptions {
@@ -29,7 +29,7 @@ export class ContentMismatch extends Error {
   override name = 'ContentMismatch';
 }
 
-export async function downloadDocument(options: DownloadOptions): Promise<{ file: string; document: FileDocument }> {
+export async function downloadDocument(options: DownloadOptions): Promise<{ file: string; document: Document }> {
   const { api, documentId } = options;
   const output = options.output ?? process.stderr;
   for (let attempt = 1; ; attempt++) {
@@ -47,11 +47,11 @@ export async function downloadDocument(options: DownloadOptions): Promise<{ file
   }
 }
 
-async function readDocument(api: FilesApi, id: string): Promise<FileDocument> {
+async function readDocument(api: FilesApi, id: string): Promise<Document> {
   return expectData(`GET /document/${id}`, await api.GET('/document/{id}', { params: { path: { id } } }));
 }
 
-async function fetchInto(api: FilesApi, document: FileDocument, file: string, output: ProgressOutput): Promise<void> {
+async function fetchInto(api: FilesApi, document: Document, file: string, output: ProgressOutput): Promise<void> {
   const what = `GET /document/${document.id}/content`;
   // A 302's body (and an error's) is read by the client; a 200's is left as a stream.
   const first = await api.GET('/document/{id}/content', { params: { path: { id: document.id } }, redirect: 'manual', parseAs: 'stream' });

@@ -12,7 +12,7 @@ import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, expectData, type FilesApi, problemOf } from './api';
-import type { FileDocument, PartUrl, Upload } from './paths';
+import type { Document, PartUrl, Upload } from './paths';
 import { Progress, type ProgressOutput } from './progress';
 import { type BucketAgents, bucketAgents, PartRefused, putPart } from './put-part';
 
@@ -54,7 +54,7 @@ const FAILED_FOR_GOOD = [404, 409, 410, 412];
 /** A URL this close to its expiry is not used: a part takes time to send. */
 const URL_MARGIN_MS = 60_000;
 
-export async function uploadFile(options: UploadOptions): Promise<FileDocument> {
+export async function uploadFile(options: UploadOptions): Promise<Document> {
   const { api, file, target } = options;
   const output = options.output ?? process.stderr;
   const note = (line: string) => output.write(`${line}\n`);
@@ -267,12 +267,12 @@ class PartUrls {
  * POST /uploads/{id}/complete until it answers the Document: a 202 is waited on (Retry-After);
  * a part the bucket misses (409 upload-incomplete) is sent once more with `resend`.
  */
-export async function completeUpload(api: FilesApi, upload: Upload, resend: () => Promise<void>): Promise<FileDocument> {
+export async function completeUpload(api: FilesApi, upload: Upload, resend: () => Promise<void>): Promise<Document> {
   let resent = false;
   for (;;) {
     const answer = await api.POST('/uploads/{id}/complete', { params: { path: { id: upload.id } } });
     const { response } = answer;
-    if (response.status === 200) return expectData('POST /uploads/{id}/complete', answer) as FileDocument;
+    if (response.status === 200) return expectData('POST /uploads/{id}/complete', answer) as Document;
     if (response.status === 202 || response.status === 503 || response.status === 429) {
       const seconds = Number(response.headers.get('Retry-After') ?? 1);
       await sleep(Math.min(Math.max(Number.isFinite(seconds) ? seconds : 1, 0.2), 30) * 1000);

@@ -130,7 +130,13 @@ describe('npm run upload / npm run download', () => {
     });
     expect(content.status).toBe(302);
     const [, bucket, ...key] = new URL(content.headers.get('Location')!).pathname.split('/');
-    const s3 = new S3Client({ endpoint: svc.s3.endpoint, region: svc.s3.region, credentials: svc.s3.credentials, forcePathStyle: true });
+    const s3 = new S3Client({
+      endpoint: svc.s3.endpoint,
+      region: svc.s3.region,
+      credentials: svc.s3.credentials,
+      forcePathStyle: true,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+    });
     await s3.send(new PutObjectCommand({ Bucket: bucket, Key: decodeURIComponent(key.join('/')), Body: randomBytes(MiB) }));
     s3.destroy();
 
