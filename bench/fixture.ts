@@ -5,7 +5,7 @@
  */
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { BatchWriteCommand, QueryCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db, getItems, type Item, tableName } from '#core/db/client';
 import { MIN_PART_BYTES } from '#core/files/parts';
 import { readChanges } from '#core/items/change';
@@ -206,13 +206,22 @@ const CAPTURE = 'benchSeedCapture';
 export async function seedDocuments(caller: Caller, folderId: string | ((n: number) => string), count: number, prefix: string) {
   const folderOf = typeof folderId === 'string' ? () => folderId : folderId;
   const ids: string[] = [];
+  const usageAdded = new Map<string, number>();
   let writing = Promise.resolve();
   db().middlewareStack.add(
     (next, context) => async (args) => {
       const into = captured.getStore();
       if (!into || context.commandName !== 'TransactWriteItemsCommand') return next(args);
       for (const action of (args.input as TransactWriteCommandInput).TransactItems ?? []) {
-        if (action.Update || action.Delete) throw new Error('bench/fixture.ts: a create that updates or deletes cannot be bulk-written');
+        // The repository's usage (ADD bytes) is summed per repository and added once at the end.
+        const usage = action.Update?.UpdateExpression === 'ADD #bytes :size' ? action.Update : undefined;
+        if (usage)
+          usageAdded.set(
+            JSON.stringify(usage.Key),
+            (usageAdded.get(JSON.stringify(usage.Key)) ?? 0) + usage.ExpressionAttributeValues![':size'],
+          );
+        else if (action.Update || action.Delete)
+          throw new Error('bench/fixture.ts: a create that updates or deletes cannot be bulk-written');
         if (action.Put) into.push(action.Put.Item!);
       }
       return { output: { $metadata: {} }, response: {} } as any;
@@ -233,6 +242,10 @@ export async function seedDocuments(caller: Caller, folderId: string | ((n: numb
       writing = writeAll(items);
     }
     await writing;
+    for (const [key, size] of usageAdded) {
+      const add = { Key: JSON.parse(key), UpdateExpression: 'ADD #bytes :size', ExpressionAttributeNames: { '#bytes': 'bytes' } };
+      await db().send(new UpdateCommand({ TableName: tableName(), ...add, ExpressionAttributeValues: { ':size': size } }));
+    }
   } finally {
     db().middlewareStack.remove(CAPTURE);
   }
