@@ -118,15 +118,18 @@ async function drain(body: AsyncIterable<Uint8Array>): Promise<number> {
   return bytes;
 }
 
-/** GET /document/{id}/content, then the URL it redirects to: bytes read, and the object's bucket and key. */
-async function downloadThroughService(api: FilesApi, id: string) {
+/** Where GET /document/{id}/content redirects to (a presigned URL of the object). */
+async function contentLocation(api: FilesApi, id: string): Promise<URL> {
   const { response } = await api.GET('/document/{id}/content', { params: { path: { id } }, redirect: 'manual', parseAs: 'stream' });
   if (response.status !== 302) throw new Error(`GET /document/${id}/content: ${response.status}, not the redirect`);
-  const location = new URL(response.headers.get('Location')!);
-  const object = await fetch(location);
+  return new URL(response.headers.get('Location')!);
+}
+
+/** GET /document/{id}/content, then the URL it redirects to: the bytes read. */
+async function downloadThroughService(api: FilesApi, id: string): Promise<number> {
+  const object = await fetch(await contentLocation(api, id));
   if (object.status !== 200 || !object.body) throw new Error(`the presigned URL answered ${object.status}`);
-  const [, bucket, ...key] = location.pathname.split('/');
-  return { bytes: await drain(object.body), bucket: bucket!, key: decodeURIComponent(key.join('/')) };
+  return drain(object.body);
 }
 
 export const files: Scenario = {
@@ -163,7 +166,6 @@ export const files: Scenario = {
         completeSeconds: 0,
       };
       let documentId = '';
-      let stored = { bucket: '', key: '' };
       const sides = {
         service: async () => {
           let upload!: Upload;
@@ -188,21 +190,20 @@ export const files: Scenario = {
       // The service first in even rounds (its part size then sets the direct side's), the other side first in odd ones.
       for (const side of round % 2 === 0 || !partSize ? (['service', 'direct'] as const) : (['direct', 'service'] as const))
         await sides[side]();
+      const [, objectBucket, ...objectKey] = (await contentLocation(api, documentId)).pathname.split('/');
+      const object = { Bucket: objectBucket!, Key: decodeURIComponent(objectKey.join('/')) };
       const downloads = {
         service: async () => {
           let bytes = 0;
-          row.download.service =
-            size / (await timed(async () => ({ bytes, ...stored } = await downloadThroughService(api, documentId)))) / 1e6;
+          row.download.service = size / (await timed(async () => (bytes = await downloadThroughService(api, documentId)))) / 1e6;
           if (bytes !== size) throw new Error(`the download had ${bytes} bytes, not ${size}`);
         },
         direct: async () => {
-          const read = async () =>
-            drain((await s3.send(new GetObjectCommand({ Bucket: stored.bucket, Key: stored.key }))).Body as Readable);
+          const read = async () => drain((await s3.send(new GetObjectCommand(object))).Body as Readable);
           row.download.direct = size / (await timed(read)) / 1e6;
         },
       };
-      await downloads.service(); // first in every round: it finds the object's key
-      await downloads.direct();
+      for (const side of round % 2 === 0 ? (['service', 'direct'] as const) : (['direct', 'service'] as const)) await downloads[side]();
       rounds.push(row);
       log(
         `  round ${round + 1}: upload ${f(row.upload.service, 0)} vs ${f(row.upload.direct, 0)} MB/s, download ${f(row.download.service, 0)} vs ${f(row.download.direct, 0)} MB/s, RSS +${f(row.rssMb.service, 0)} / +${f(row.rssMb.direct, 0)} MB`,
