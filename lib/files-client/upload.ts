@@ -49,7 +49,7 @@ export const stateFileOf = (file: string) => `${file}.upload.json`;
 
 /** How often one part is tried (a refused URL is replaced by a fresh one; a network error retried). */
 const PART_ATTEMPTS = 4;
-/** Answers to `complete` after which the upload is failed (or gone) and cannot be resumed. */
+/** Answers to `complete` after which the upload is failed (or gone) and cannot be resumed (but a part missing can be sent). */
 const FAILED_FOR_GOOD = [404, 409, 410, 412];
 /** A URL this close to its expiry is not used: a part takes time to send. */
 const URL_MARGIN_MS = 60_000;
@@ -83,7 +83,8 @@ export async function uploadFile(options: UploadOptions): Promise<Document> {
     return document;
   } catch (error) {
     // The upload failed for good (its bytes do not match, the name was taken, ...): a new run starts afresh.
-    if (error instanceof ApiError && FAILED_FOR_GOOD.includes(error.status)) await rm(stateFileOf(file), { force: true });
+    const incomplete = error instanceof ApiError && error.problem?.type?.endsWith(':upload-incomplete');
+    if (error instanceof ApiError && FAILED_FOR_GOOD.includes(error.status) && !incomplete) await rm(stateFileOf(file), { force: true });
     throw error;
   }
 }
