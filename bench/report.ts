@@ -8,6 +8,7 @@ import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { VERIFY_INLINE_BYTES } from '#core/use-cases/uploads';
+import { memorySizes, timeoutSeconds } from '#lib/function-settings';
 import { budgets } from './budgets';
 import { type CostRow, costs, fileCosts, MB_PER_VCPU, MEMORY_MODEL, memoryChoices, prices, READ_FLOOR } from './cost-model';
 import { f, kb, table, usd } from './markdown';
@@ -124,6 +125,7 @@ const VERIFY_INLINE_MIB = VERIFY_INLINE_BYTES / 1024 ** 2;
 
 function filesSection(r: FilesResult, cost: CostRow[]): string {
   const files = fileCosts(cost, r);
+  const tooLong = files.rows.find((row) => row.checkSeconds > timeoutSeconds);
   return `## 12. Files
 
 A file of ${n(r.mib)} MiB (generated as it is sent) in ${r.partCount} parts of ${f(r.partSize / 1024 ** 2, 0)} MiB, ${r.parallel} at a time: through the service's flow
@@ -157,11 +159,11 @@ ${table(
   ]),
 )}
 
-Medians: upload **${f(r.upload.service, 0)} vs ${f(r.upload.direct, 0)} MB/s (ratio ${f(r.upload.ratio)})**, download **${f(r.download.service, 0)} vs ${f(r.download.direct, 0)} MB/s
-(ratio ${f(r.download.ratio)})**; RSS growth at most **+${f(r.rssGrowthMb.service, 0)} MB** (direct: +${f(r.rssGrowthMb.direct, 0)} MB). "Complete" is
+Medians: upload **${f(r.upload.service, 0)} vs ${f(r.upload.direct, 0)} MB/s, ratio ${f(r.upload.ratio)}**, download **${f(r.download.service, 0)} vs ${f(r.download.direct, 0)} MB/s,
+ratio ${f(r.download.ratio)}** (a ratio is the median of the rounds' ratios: both sides of a round met the same load); RSS growth at most **+${f(r.rssGrowthMb.service, 0)} MB** (direct: +${f(r.rssGrowthMb.direct, 0)} MB). "Complete" is
 POST /uploads/{id}/complete until it answered the Document (median ${f(r.completeSeconds, 1)} s): the bucket joins the parts, then the service reads
 the whole object back to check its SHA-256 (S3 keeps no SHA-256 of a multipart object); over ${VERIFY_INLINE_MIB} MiB it answers 202 and the client asks
-again after \`Retry-After\`. Without it the service's upload ran at ${f(withoutComplete(r), 0)} MB/s (median).
+again after \`Retry-After\`. The service's parts alone went at ${f(withoutComplete(r), 0)} MB/s (median; the direct side's time includes its own join).
 
 **Cost on AWS** (\`fileCosts\` in \`bench/cost-model.ts\`): the API calls as §5 prices them, the Lambda time of reading the bytes back to
 check their SHA-256 (the complete measured here, per byte, at the write functions' share of a vCPU), and S3 Standard's requests at
@@ -180,7 +182,7 @@ ${table(
   ]),
 )}
 ${files.standIns.length ? `\nNot measured by the cost scenario yet, so priced as the costliest measured endpoint of their kind: ${files.standIns.join(', ')}.\n` : ''}
-Storage: **$${prices.s3PerGbMonth} per GB-month** of every kept version (revisions and the trash included).
+${tooLong ? `**Checking 1 GiB in one function would take ${f(tooLong.checkSeconds, 0)} s at ${memorySizes.write} MB, more than its ${timeoutSeconds} s timeout** (Lambda allows 900 s at most).\n\n` : ''}Storage: **$${prices.s3PerGbMonth} per GB-month** of every kept version (revisions and the trash included).
 `;
 }
 

@@ -119,7 +119,7 @@ export type ConflictsOutcome = {
 /** sides: side → workload → the rounds' sums (counts) and medians (latencies). */
 export type ConflictsResult = { commit: string; rounds: number; bursts: number; sides: Record<string, Record<string, ConflictsOutcome>> };
 
-/** MB/s (10^6 bytes a second) through the service's flow and straight to the S3 emulator; ratio: service / direct (medians). */
+/** MB/s (10^6 bytes a second) through the service's flow and straight to the S3 emulator (medians); ratio: the median of the rounds' service / direct. */
 type FilesSides = { service: number; direct: number };
 export interface FilesResult {
   mib: number;

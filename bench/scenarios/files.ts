@@ -222,8 +222,9 @@ export const files: Scenario = {
       completeSeconds: med((r) => r.completeSeconds),
       rssGrowthMb: { service: Math.max(...rounds.map((r) => r.rssMb.service)), direct: Math.max(...rounds.map((r) => r.rssMb.direct)) },
     };
-    result.upload.ratio = round(result.upload.service / result.upload.direct, 3);
-    result.download.ratio = round(result.download.service / result.download.direct, 3);
+    // Each round's ratio, measured side by side, then their median: the machine's load moves both sides of a round alike.
+    result.upload.ratio = round(median(rounds.map((r) => r.upload.service / r.upload.direct)), 3);
+    result.download.ratio = round(median(rounds.map((r) => r.download.service / r.download.direct)), 3);
     return { files: result };
   },
 };
