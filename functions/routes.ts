@@ -25,7 +25,8 @@ export type DynamoDbAction =
 /**
  * S3 actions on the file bucket (functions/core/bucket.ts). IAM grants the object actions on the
  * objects under `fileKeyPrefix` and `s3:ListBucket` for that prefix only; the local emulator holds
- * each function to the same grants (lib/local/s3.ts).
+ * each function to the same grants (lib/local/s3.ts). `s3:ListBucketMultipartUploads` (listing
+ * the uploads in progress) is granted on the bucket: IAM has no prefix condition for it.
  */
 export type S3Action =
   | 's3:GetObject'
@@ -33,7 +34,8 @@ export type S3Action =
   | 's3:DeleteObject'
   | 's3:AbortMultipartUpload'
   | 's3:ListMultipartUploadParts'
-  | 's3:ListBucket';
+  | 's3:ListBucket'
+  | 's3:ListBucketMultipartUploads';
 
 export interface Route {
   /** Stable name, used for the Lambda function's logical id. */
@@ -460,12 +462,15 @@ export const fallbackRoute = { name: 'Fallback', handler: 'fallback', dynamodb: 
 
 /**
  * The background worker: not a route, a function the table's stream drives (functions/worker/,
- * lib/stack). Its DynamoDB actions are declared here like a route's, for its IAM policy.
+ * lib/stack). Its DynamoDB and S3 actions are declared here like a route's, for its IAM policy.
+ * S3: removing file bytes (functions/core/files/objects.ts): list and delete the objects under a
+ * prefix, list and abort the multipart uploads under it.
  */
 export const workerFunction = {
   name: 'Worker',
   handler: 'worker/stream',
   dynamodb: [...WRITE, 'dynamodb:Query', 'dynamodb:BatchWriteItem'] as readonly DynamoDbAction[],
+  s3: ['s3:ListBucket', 's3:DeleteObject', 's3:ListBucketMultipartUploads', 's3:AbortMultipartUpload'] as readonly S3Action[],
 } as const;
 
 /**
@@ -488,8 +493,8 @@ export const sweeperFunction = {
   name: 'Sweeper',
   handler: 'worker/sweep',
   dynamodb: workerFunction.dynamodb,
-  // It finishes or expires uploads whose notification or request was lost (functions/core/use-cases/uploads.ts).
-  s3: FINISH_UPLOAD,
+  // It also finishes or expires uploads whose notification or request was lost (functions/core/use-cases/uploads.ts).
+  s3: [...workerFunction.s3, ...FINISH_UPLOAD],
 } as const;
 
 /** Every function of the stack: the routes', the fallback's and those no route invokes. */

@@ -339,6 +339,9 @@ const sha256Schema = z
     z.meta({ description: 'The SHA-256 of the bytes (hex; kept in lowercase): checked at completion.' }),
   );
 
+/** A JSON Schema that holds when these fields are there (each named in `properties` too, as strict validators want). */
+const present = (...fields: string[]) => ({ properties: Object.fromEntries(fields.map((f) => [f, true])), required: fields });
+
 /**
  * POST /uploads: a new document (`folderId`, `name`, optional `id`) or a new version of one
  * (`documentId`, optional `version`), never both.
@@ -376,7 +379,13 @@ export const startUploadBody = z
       if (name !== undefined) issue('name', "a new version keeps the document's name (rename it with PUT /document)");
       if (id !== undefined) issue('id', 'names a new document: not with `documentId`');
     }
-  });
+  }, z.meta({
+    // The same rule as JSON Schema: a new document, or a new version, never both.
+    oneOf: [
+      { ...present('folderId', 'name'), not: { anyOf: [present('documentId'), present('version')] } },
+      { ...present('documentId'), not: { anyOf: [present('folderId'), present('name'), present('id')] } },
+    ],
+  }));
 
 export const partNumbersBody = z.strictObject(
   {

@@ -69,7 +69,11 @@ async function handleRun(kind: Kind, records: readonly DynamoDBRecord[]): Promis
       return;
     case 'revisions': {
       const document = image(records.at(-1)!.dynamodb?.NewImage);
-      return pruneRevisions(document.id as string, document.version as number);
+      return pruneRevisions({
+        id: document.id as string,
+        repositoryId: document.repositoryId as string,
+        version: document.version as number,
+      });
     }
     default:
       return; // not ours (the deployed filters never pass these)

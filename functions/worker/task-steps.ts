@@ -7,6 +7,7 @@ import type { TaskSteps } from '#core/items/task';
 import { refreshDepth } from '#core/use-cases/move-folder';
 import { emptyTrashStep, purgeDocument, purgeSubtree } from '#core/use-cases/purge';
 import { reclaimRepository } from '#core/use-cases/reclaim-repository';
+import { releaseObjects } from '#core/use-cases/release-objects';
 import { restoreSubtree } from '#core/use-cases/restore';
 import { trashSubtree } from '#core/use-cases/trash';
 
@@ -18,5 +19,6 @@ export const taskSteps: TaskSteps = {
   'restore-subtree': restoreSubtree,
   'purge-subtree': purgeSubtree,
   'purge-document': purgeDocument,
+  'release-objects': releaseObjects,
   'empty-trash': emptyTrashStep,
 };

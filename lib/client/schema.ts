@@ -1337,7 +1337,12 @@ export interface components {
             contentType?: string;
             /** @description The SHA-256 of the bytes (hex; kept in lowercase): checked at completion. */
             sha256?: string;
-        };
+        } & ({
+            folderId: unknown;
+            name: unknown;
+        } | {
+            documentId: unknown;
+        });
         CreatePartUrlsRequest: {
             /** @description 1 to 100 part numbers, each once. */
             numbers: number[];

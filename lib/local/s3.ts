@@ -10,8 +10,12 @@
  *   (`credentialsOf`) and may do only what its route declares (`s3ActionsOf`, functions/routes.ts),
  *   on keys under the file prefix, as the stack grants on AWS. A presigned URL carries the
  *   rights of the function that signed it, as on S3.
- * - ListParts and AbortMultipartUpload, which s3rver lacks, are answered here, and
- *   DeleteObjects too: IAM authorizes it key by key, and its body's checksum is checked.
+ * - ListParts, ListMultipartUploads and AbortMultipartUpload, which s3rver lacks, are answered
+ *   here, and DeleteObjects too: IAM authorizes it key by key, and its body's checksum is checked.
+ *   A function may list uploads only under the file prefix (stricter than AWS, where
+ *   `s3:ListBucketMultipartUploads` has no prefix condition: code that lists elsewhere fails here).
+ * - ListObjectsV2 is answered here too: s3rver makes its continuation tokens with DES, which
+ *   Node's OpenSSL 3 no longer has, so any listing past one page failed (InternalError).
  * - Writes are atomic (a temporary file renamed into place), so a reader or a crash never sees
  *   half an object or half a part; a part for an upload that is gone is NoSuchUpload, not a new
  *   upload; completing checks each part (InvalidPart, InvalidPartOrder, EntityTooSmall) and
@@ -22,7 +26,7 @@
  *   key URL-encoded, `ObjectCreated:CompleteMultipartUpload` after a multipart upload).
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -38,6 +42,14 @@ const require = createRequire(import.meta.url);
 
 interface S3rverStore {
   getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+  listObjects(
+    bucket: string,
+    options: { prefix?: string; delimiter?: string; startAfter?: string; maxKeys: number },
+  ): Promise<{
+    objects: { key: string; size: number; lastModifiedDate: Date; metadata: Record<string, string> }[];
+    commonPrefixes: string[];
+    isTruncated: boolean;
+  }>;
   putContent(path: string, content: Buffer | Readable): Promise<[number, string]>;
   putObject(object: { bucket: string; key: string; content: Buffer | Readable; metadata: Record<string, unknown> }): Promise<{
     size: number;
@@ -196,6 +208,14 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       await listParts(res, request);
       return true;
     }
+    if (request.operation === 'ListMultipartUploads') {
+      await listUploads(res, request);
+      return true;
+    }
+    if (request.operation === 'ListObjects' && request.params.get('list-type') === '2') {
+      await listObjectsV2(res, request);
+      return true;
+    }
     if (request.operation === 'AbortMultipartUpload') {
       await abortUpload(request);
       res.writeHead(204, { 'x-amz-request-id': requestId() }).end();
@@ -262,6 +282,99 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   }
 
   /**
+   * ListObjectsV2, with s3rver's store: the continuation token is the last key listed (base64url;
+   * opaque to clients, as S3's is).
+   */
+  async function listObjectsV2(res: ServerResponse, request: Classified): Promise<void> {
+    const { params } = request;
+    const prefix = params.get('prefix') ?? '';
+    const delimiter = params.get('delimiter') || undefined;
+    const maxKeysGiven = params.get('max-keys');
+    if (maxKeysGiven !== undefined && !/^\d+$/.test(maxKeysGiven)) {
+      throw new S3Refusal('InvalidArgument', 'Provided max-keys not an integer or within integer range', 400);
+    }
+    const maxKeys = Math.min(1000, Number(maxKeysGiven ?? 1000));
+    const token = params.get('continuation-token');
+    const startAfter = token !== undefined ? Buffer.from(token, 'base64url').toString('utf8') : (params.get('start-after') ?? '');
+    const result =
+      maxKeys === 0
+        ? { objects: [], commonPrefixes: [], isTruncated: false }
+        : await store.listObjects(request.bucket, { prefix, delimiter, startAfter, maxKeys });
+    const last = result.objects.at(-1);
+    const xml = [
+      `<ListBucketResult xmlns="${S3_NAMESPACE}">`,
+      `<Name>${escapeXml(request.bucket)}</Name><Prefix>${escapeXml(prefix)}</Prefix>`,
+      token !== undefined
+        ? `<ContinuationToken>${escapeXml(token)}</ContinuationToken>`
+        : startAfter
+          ? `<StartAfter>${escapeXml(startAfter)}</StartAfter>`
+          : '',
+      result.isTruncated && last
+        ? `<NextContinuationToken>${Buffer.from(last.key, 'utf8').toString('base64url')}</NextContinuationToken>`
+        : '',
+      `<KeyCount>${result.objects.length + result.commonPrefixes.length}</KeyCount><MaxKeys>${maxKeys}</MaxKeys>`,
+      delimiter ? `<Delimiter>${escapeXml(delimiter)}</Delimiter>` : '',
+      `<IsTruncated>${result.isTruncated}</IsTruncated>`,
+      ...result.objects.map(
+        (object) =>
+          `<Contents><Key>${escapeXml(object.key)}</Key><LastModified>${object.lastModifiedDate.toISOString()}</LastModified>` +
+          `<ETag>${escapeXml(object.metadata.etag ?? '')}</ETag><Size>${object.size}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
+      ),
+      ...result.commonPrefixes.map((common) => `<CommonPrefixes><Prefix>${escapeXml(common)}</Prefix></CommonPrefixes>`),
+      '</ListBucketResult>',
+    ].join('');
+    res
+      .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
+      .end(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
+  }
+
+  /** ListMultipartUploads: the uploads in progress under `prefix`, by key then upload id, paged by the markers. */
+  async function listUploads(res: ServerResponse, request: Classified): Promise<void> {
+    const prefix = request.prefix ?? '';
+    const keyMarker = request.params.get('key-marker') ?? '';
+    const uploadIdMarker = request.params.get('upload-id-marker') ?? '';
+    const maxUploads = Math.min(1000, Number(request.params.get('max-uploads') ?? 1000) || 1000);
+    const dir = uploadsDir(request.bucket);
+    const ids = (await readdir(dir).catch(() => [] as string[])).filter((name) => /^[0-9a-f]{32}$/.test(name));
+    const uploads = (
+      await Promise.all(
+        ids.map(async (uploadId) => {
+          const [key, info] = await Promise.all([
+            readFile(join(dir, uploadId, 'key'), 'utf8').catch(() => undefined),
+            stat(join(dir, uploadId)).catch(() => undefined),
+          ]);
+          return key !== undefined && info ? { key, uploadId, initiated: info.mtime } : undefined;
+        }),
+      )
+    )
+      .filter((upload) => upload !== undefined)
+      .filter(({ key }) => key.startsWith(prefix))
+      .filter(({ key, uploadId }) => key > keyMarker || (uploadIdMarker !== '' && key === keyMarker && uploadId > uploadIdMarker))
+      .sort((a, b) => (a.key === b.key ? (a.uploadId < b.uploadId ? -1 : 1) : a.key < b.key ? -1 : 1));
+    const page = uploads.slice(0, maxUploads);
+    const truncated = uploads.length > page.length;
+    const last = page.at(-1);
+    const xml = [
+      `<ListMultipartUploadsResult xmlns="${S3_NAMESPACE}">`,
+      `<Bucket>${escapeXml(request.bucket)}</Bucket>`,
+      `<KeyMarker>${escapeXml(keyMarker)}</KeyMarker><UploadIdMarker>${escapeXml(uploadIdMarker)}</UploadIdMarker>`,
+      ...(truncated && last
+        ? [`<NextKeyMarker>${escapeXml(last.key)}</NextKeyMarker><NextUploadIdMarker>${last.uploadId}</NextUploadIdMarker>`]
+        : []),
+      `<Prefix>${escapeXml(prefix)}</Prefix><MaxUploads>${maxUploads}</MaxUploads><IsTruncated>${truncated}</IsTruncated>`,
+      ...page.map(
+        (upload) =>
+          `<Upload><Key>${escapeXml(upload.key)}</Key><UploadId>${upload.uploadId}</UploadId>` +
+          `<Initiated>${upload.initiated.toISOString()}</Initiated><StorageClass>STANDARD</StorageClass></Upload>`,
+      ),
+      '</ListMultipartUploadsResult>',
+    ].join('');
+    res
+      .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
+      .end(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
+  }
+
+  /**
    * DeleteObjects, answered here: IAM authorizes it key by key (`s3:DeleteObject`), and S3
    * requires a checksum of the body, which the SDK sends even with `WHEN_REQUIRED`: it is
    * checked here, on the whole (small) body.
@@ -287,15 +400,46 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
             return `<Error><Key>${escapeXml(key)}</Key><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`;
           }
         }
-        await store.deleteObject(request.bucket, key).catch((error: NodeJS.ErrnoException) => {
-          if (error.code !== 'ENOENT') throw error;
-        });
+        await deleteObjectFiles(request.bucket, key);
         return quiet ? '' : `<Deleted><Key>${escapeXml(key)}</Key></Deleted>`;
       }),
     );
+    await removeEmptyDirectories(request.bucket, keys);
     res
       .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
       .end(`<?xml version="1.0" encoding="UTF-8"?>\n<DeleteResult xmlns="${S3_NAMESPACE}">${results.join('')}</DeleteResult>`);
+  }
+
+  /**
+   * One object's files, for DeleteObjects. s3rver's own deleteObject also climbs the key's
+   * directories with a synchronous read of each after every object, which made deleting 1,000
+   * keys of one directory quadratic (over 5 s), and removed them recursively, which could take
+   * an object being written there with them; here they are removed once, and only when empty.
+   */
+  async function deleteObjectFiles(bucket: string, key: string): Promise<void> {
+    const files = ['object', 'object.md5', 'metadata.json'].map((resource) => store.getResourcePath(bucket, key, resource));
+    await Promise.all(
+      files.map((file) =>
+        unlink(file).catch((error: NodeJS.ErrnoException) => {
+          if (error.code !== 'ENOENT') throw error;
+        }),
+      ),
+    );
+  }
+
+  /** The directories of these keys that are now empty, deepest first, up to the bucket's. */
+  async function removeEmptyDirectories(bucket: string, keys: readonly string[]): Promise<void> {
+    const bucketDir = dirname(store.getResourcePath(bucket, 'any', 'object'));
+    const dirs = new Set<string>();
+    for (const key of keys) {
+      for (let dir = dirname(store.getResourcePath(bucket, key, 'object')); dir.startsWith(`${bucketDir}/`); dir = dirname(dir))
+        dirs.add(dir);
+    }
+    for (const dir of [...dirs].sort((a, b) => b.length - a.length)) {
+      await rmdir(dir).catch((error: NodeJS.ErrnoException) => {
+        if (!['ENOENT', 'ENOTEMPTY', 'EEXIST'].includes(error.code ?? '')) throw error;
+      });
+    }
   }
 
   async function abortUpload(request: Classified): Promise<void> {
@@ -376,7 +520,7 @@ interface Classified {
   bucket: string;
   key: string;
   params: Map<string, string>;
-  /** ListBucket: the prefix listed. */
+  /** ListBucket, ListMultipartUploads: the prefix listed. */
   prefix?: string;
   /** CopyObject: the source key, which needs s3:GetObject too. */
   copySource?: string;
@@ -393,6 +537,9 @@ function classify(method: string, url: string, headers: IncomingMessage['headers
   if (!bucket) return { ...base, operation: 'ListBuckets', action: undefined };
   if (!key) {
     if (method === 'POST' && has('delete')) return { ...base, operation: 'DeleteObjects', action: 's3:DeleteObject' };
+    if (method === 'GET' && has('uploads')) {
+      return { ...base, operation: 'ListMultipartUploads', action: 's3:ListBucketMultipartUploads', prefix: params.get('prefix') ?? '' };
+    }
     const listing = method === 'GET' && ![...params.keys()].some((name) => BUCKET_SUBRESOURCES.has(name));
     return listing
       ? { ...base, operation: 'ListObjects', action: 's3:ListBucket', prefix: params.get('prefix') ?? '' }
@@ -476,7 +623,7 @@ function authorize(name: string, grants: readonly S3Action[], request: Classifie
   if (request.action === undefined) deny(`s3:${request.operation}`);
   const action = request.action!;
   if (!grants.includes(action)) deny(action);
-  const inPrefix = action === 's3:ListBucket' ? (request.prefix ?? '').startsWith(prefix) : request.key.startsWith(prefix);
+  const inPrefix = request.prefix !== undefined ? request.prefix.startsWith(prefix) : request.key.startsWith(prefix);
   if (!inPrefix) deny(action);
   if (request.copySource !== undefined) {
     const [, ...sourceKey] = request.copySource.split('/');

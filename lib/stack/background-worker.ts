@@ -57,7 +57,14 @@ export class BackgroundWorker extends Construct {
   constructor(
     scope: Construct,
     id: string,
-    props: { table: Table; bucket: IBucket; logRetention: RetentionDays; removalPolicy: RemovalPolicy; observability: Observability },
+    props: {
+      table: Table;
+      /** The file bucket: the worker and the sweeper remove the bytes of what is purged (functions/core/files/objects.ts). */
+      bucket: IBucket;
+      logRetention: RetentionDays;
+      removalPolicy: RemovalPolicy;
+      observability: Observability;
+    },
   ) {
     super(scope, id);
     const { table } = props;
@@ -87,6 +94,7 @@ export class BackgroundWorker extends Construct {
     const workerConstruct = new RouteFunction(this, 'Function', {
       route: workerFunction,
       table,
+      bucket: props.bucket,
       logRetention: props.logRetention,
       removalPolicy: props.removalPolicy,
       timeoutSeconds: WORKER_TIMEOUT_SECONDS,

@@ -76,7 +76,8 @@ export class RouteFunction extends Construct {
     if (s3Actions.length > 0) {
       if (!bucket) throw new Error(`${route.name} declares S3 actions but the stack gave its function no bucket.`);
       const prefix = bucketDefinition.keyPrefix;
-      const objectActions = s3Actions.filter((action) => action !== 's3:ListBucket');
+      const bucketActions: readonly S3Action[] = ['s3:ListBucket', 's3:ListBucketMultipartUploads'];
+      const objectActions = s3Actions.filter((action) => !bucketActions.includes(action));
       if (objectActions.length > 0) {
         role.addToPolicy(new PolicyStatement({ actions: objectActions, resources: [bucket.arnForObjects(`${prefix}*`)] }));
       }
@@ -88,6 +89,10 @@ export class RouteFunction extends Construct {
             conditions: { StringLike: { 's3:prefix': [`${prefix}*`] } },
           }),
         );
+      }
+      // Listing the uploads in progress: IAM has no prefix condition for it, so it is on the bucket.
+      if (s3Actions.includes('s3:ListBucketMultipartUploads')) {
+        role.addToPolicy(new PolicyStatement({ actions: ['s3:ListBucketMultipartUploads'], resources: [bucket.bucketArn] }));
       }
       // cdk-nag names each wildcard resource in the finding's id: the bucket by its logical id.
       const bucketId = Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnBucket);

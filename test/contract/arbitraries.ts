@@ -82,7 +82,7 @@ const versions = fc.oneof(fc.integer({ min: -2, max: 5 }), fc.double(), fc.const
 const plain = fc.string({ unit: fc.constantFrom('a', 'B', '1', ' ', '.', '\u00e9', '\u{1F600}'), minLength: 1, maxLength: 12 });
 
 /** Field kinds: `folderId` and `parentId` are ids. */
-export const kindOf = (field: string) => (field === 'folderId' || field === 'parentId' ? 'id' : field);
+export const kindOf = (field: string) => (['folderId', 'parentId', 'documentId'].includes(field) ? 'id' : field);
 
 export const likely: Record<string, fc.Arbitrary<unknown>> = {
   id: validId,
@@ -92,6 +92,9 @@ export const likely: Record<string, fc.Arbitrary<unknown>> = {
   contentType: fc.constantFrom('text/plain', 'text/markdown; charset=utf-8', 'application/json'),
   version: fc.integer({ min: 1, max: 4 }),
   role: fc.constantFrom('owner', 'editor', 'viewer'),
+  size: fc.integer({ min: 0, max: 50_000_000 }),
+  sha256: fc.stringMatching(/^[0-9a-f]{64}$/),
+  numbers: fc.uniqueArray(fc.integer({ min: 1, max: 10 }), { minLength: 1, maxLength: 5 }),
 };
 
 export const edges: Record<string, fc.Arbitrary<unknown>> = {
@@ -102,6 +105,12 @@ export const edges: Record<string, fc.Arbitrary<unknown>> = {
   contentType: mediaTypes,
   version: versions,
   role: fc.oneof(text(8), fc.constantFrom('Owner', 'VIEWER', 'admin', ' editor', 'viewer ', '', null, 1, ['viewer'])),
+  size: fc.constantFrom(-1, 1.5, 5 * 1024 ** 4, 5 * 1024 ** 4 + 1, '5', null, Number.MAX_SAFE_INTEGER),
+  sha256: fc.oneof(fc.stringMatching(/^[0-9a-fA-F]{63,65}$/), fc.stringMatching(/^[0-9A-F]{64}$/), text(64)),
+  numbers: fc.oneof(
+    fc.constantFrom([], [0], [1, 1], [10_000], [10_001], ['1'], 1, null),
+    fc.uniqueArray(fc.integer({ min: 1, max: 200 }), { minLength: 99, maxLength: 102 }),
+  ),
 };
 
 export const anything = fc.oneof(fc.jsonValue(), text());

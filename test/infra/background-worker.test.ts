@@ -3,15 +3,17 @@
  * the stream mapping's retry budget and maximum record age (functions/worker/delivery.ts, the
  * numbers the local feeder spends too), bisecting, the on-failure queue, the filter quota, the
  * alarms (failed records, iterator age, failing sweeps), reserved concurrency, the schedule that
- * runs the sweeper, the sweeper's IAM (exactly its declared actions, Query also on its index) and
- * the sweep index on the table. Synthesizing runs cdk-nag: an unacknowledged finding throws.
+ * runs the sweeper, the sweeper's IAM (exactly its declared actions, Query also on its index), the
+ * S3 grants of both (removing file bytes: exactly what `workerFunction.s3` declares, on the file
+ * prefix) and the sweep index on the table. Synthesizing runs cdk-nag: an unacknowledged finding throws.
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { sweepIndex } from '#core/items/task';
-import { dynamodbActionsOf, sweeperFunction, workerFunction } from '#functions/routes';
+import { dynamodbActionsOf, s3ActionsOf, sweeperFunction, workerFunction } from '#functions/routes';
 import { reservedConcurrency, streamDelivery, sweeping } from '#functions/worker/delivery';
 import { FILTER_PATTERN_QUOTA, streamFilters } from '#functions/worker/filters';
+import { bucketDefinition } from '#lib/bucket';
 import { buildApp, projectContext } from '#lib/stack/app';
 import { ITERATOR_AGE_ALARM_MS } from '#lib/stack/background-worker';
 
@@ -159,5 +161,44 @@ describe('the sweeper', () => {
         { AttributeName: sweepIndex.sortKey, AttributeType: 'S' },
       ]),
     );
+  });
+});
+
+describe('removing file bytes', () => {
+  // The file bucket: the one bucket that is not the access-log bucket (lib/stack/file-bucket.ts).
+  const filesId = () => {
+    const ids = Object.keys(resources('AWS::S3::Bucket')).filter((id) => !id.startsWith(idOf('AWS::S3::Bucket', 'FilesAccessLogs')));
+    expect(ids).toHaveLength(1);
+    return ids[0]!;
+  };
+  const s3Statements = (rolePrefix: string) => statementsOf(rolePrefix).filter((s) => JSON.stringify(s.Action).includes('"s3:'));
+
+  it.each([
+    ['worker', 'WorkerFunctionRole', workerFunction],
+    ['sweeper', 'WorkerSweeperRole', sweeperFunction],
+  ] as const)('the %s may do exactly what it declares: list, delete and abort under the file prefix only', (_, role, fn) => {
+    const bucketArn = { 'Fn::GetAtt': [filesId(), 'Arn'] };
+    expect(s3ActionsOf(fn)).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:ListBucket', 's3:ListBucketMultipartUploads']);
+    expect(s3Statements(role)).toEqual([
+      {
+        Action: ['s3:AbortMultipartUpload', 's3:DeleteObject'],
+        Effect: 'Allow',
+        Resource: { 'Fn::Join': ['', [bucketArn, `/${bucketDefinition.keyPrefix}*`]] },
+      },
+      {
+        Action: 's3:ListBucket',
+        Effect: 'Allow',
+        Resource: bucketArn,
+        Condition: { StringLike: { 's3:prefix': [`${bucketDefinition.keyPrefix}*`] } },
+      },
+      // IAM has no prefix condition for listing uploads in progress: the bucket, this one action.
+      { Action: 's3:ListBucketMultipartUploads', Effect: 'Allow', Resource: bucketArn },
+    ]);
+  });
+
+  it('tells both the bucket’s name', () => {
+    const functions = resources('AWS::Lambda::Function');
+    for (const id of [workerId(), sweeperId()])
+      expect(functions[id]!.Properties.Environment.Variables.BUCKET_NAME).toEqual({ Ref: filesId() });
   });
 });

@@ -2,7 +2,8 @@
  * The local S3 emulator (lib/local/s3.ts) answers as S3 does where the service relies on it,
  * proven with the real AWS SDK v3 client and presigned URLs, and a bare `fetch` as the client
  * that sends nothing but the bytes: signatures, expiry and alterations refused, the RFC 6266
- * disposition that s3rver mis-verified, ListParts and AbortMultipartUpload (which it lacks),
+ * disposition that s3rver mis-verified, ListParts, ListMultipartUploads and AbortMultipartUpload (which it lacks),
+ * ListObjectsV2 past one page (which it fails on Node 20),
  * multipart with presigned part URLs, ObjectCreated notifications, and each function held to
  * the S3 actions its route declares (a route planted in this file's own process).
  */
@@ -17,6 +18,8 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
   ListPartsCommand,
   PutObjectCommand,
   S3Client,
@@ -184,6 +187,27 @@ describe('presigned URLs', () => {
   });
 });
 
+describe('listing objects (ListObjectsV2)', () => {
+  it('pages with continuation tokens (s3rver made them with DES, which Node’s OpenSSL 3 lacks), under a prefix, with common prefixes', async () => {
+    const prefix = key('paged/');
+    const names = ['a', 'b', 'c', 'd', 'e', 'sub/f', 'sub/g'];
+    for (const name of names) await admin.send(new PutObjectCommand({ Bucket: Bucket(), Key: `${prefix}${name}`, Body: name }));
+    const pages: string[][] = [];
+    let ContinuationToken: string | undefined;
+    do {
+      const page = await admin.send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix: prefix, MaxKeys: 3, ContinuationToken }));
+      pages.push((page.Contents ?? []).map((object) => object.Key!.slice(prefix.length)));
+      expect(page.KeyCount).toBe(pages.at(-1)!.length);
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+    expect(pages).toEqual([['a', 'b', 'c'], ['d', 'e', 'sub/f'], ['sub/g']]);
+    const grouped = await admin.send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix: prefix, Delimiter: '/' }));
+    expect((grouped.Contents ?? []).map((object) => object.Key!.slice(prefix.length))).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(grouped.CommonPrefixes).toEqual([{ Prefix: `${prefix}sub/` }]);
+    expect(grouped.Contents![0]).toMatchObject({ Size: 1, StorageClass: 'STANDARD', ETag: expect.stringMatching(/^"[0-9a-f]{32}"$/) });
+  });
+});
+
 describe('multipart uploads', () => {
   const part1 = randomBytes(5 * MiB);
   const part2 = randomBytes(1234);
@@ -288,6 +312,32 @@ describe('multipart uploads', () => {
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect(events).toHaveLength(1);
   });
+
+  it('are listed (ListMultipartUploads) under a prefix, by key then upload id, a page at a time; aborted or completed ones no more', async () => {
+    const prefix = key('listed/');
+    const keys = ['b', 'a', 'c'].map((name) => `${prefix}${name}`);
+    const ids = await Promise.all(keys.map((Key) => start(Key)));
+    const second = await start(keys[0]!); // two uploads of one key
+    await start(key('elsewhere')); // another prefix
+    const pages: { Key?: string; UploadId?: string }[][] = [];
+    let markers: { KeyMarker?: string; UploadIdMarker?: string } = {};
+    for (;;) {
+      const page = await admin.send(new ListMultipartUploadsCommand({ Bucket: Bucket(), Prefix: prefix, MaxUploads: 2, ...markers }));
+      pages.push((page.Uploads ?? []).map(({ Key, UploadId }) => ({ Key, UploadId })));
+      if (!page.IsTruncated) break;
+      markers = { KeyMarker: page.NextKeyMarker, UploadIdMarker: page.NextUploadIdMarker };
+    }
+    const expected = [
+      { Key: keys[1], UploadId: ids[1] },
+      ...[ids[0]!, second].sort().map((UploadId) => ({ Key: keys[0], UploadId })),
+      { Key: keys[2], UploadId: ids[2] },
+    ];
+    expect(pages.map((page) => page.length)).toEqual([2, 2]);
+    expect(pages.flat()).toEqual(expected);
+    await admin.send(new AbortMultipartUploadCommand({ Bucket: Bucket(), Key: keys[1], UploadId: ids[1] }));
+    const after = await admin.send(new ListMultipartUploadsCommand({ Bucket: Bucket(), Prefix: prefix }));
+    expect((after.Uploads ?? []).map((upload) => upload.UploadId)).toEqual(expected.slice(1).map((upload) => upload.UploadId));
+  });
 });
 
 describe('writes', () => {
@@ -390,6 +440,18 @@ describe('each function holds only the S3 actions its route declares', () => {
     expect(await (await admin.send(new GetObjectCommand({ Bucket: Bucket(), Key: 'outside/held.txt' }))).Body!.transformToString()).toBe(
       'outside',
     );
+  });
+
+  it('lists uploads in progress only when it declares s3:ListBucketMultipartUploads, and only under the file prefix', async () => {
+    const list = (Prefix: string) => runAsFunction(planted, () => s3().send(new ListMultipartUploadsCommand({ Bucket: Bucket(), Prefix })));
+    await expect(list(fileKeyPrefix)).rejects.toMatchObject({ name: 'AccessDenied' });
+    (planted as { s3: Route['s3'] }).s3 = ['s3:GetObject', 's3:ListBucketMultipartUploads'];
+    try {
+      await expect(list(fileKeyPrefix)).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+      await expect(list('outside/')).rejects.toMatchObject({ name: 'AccessDenied' });
+    } finally {
+      (planted as { s3: Route['s3'] }).s3 = ['s3:GetObject'];
+    }
   });
 
   it('declaring the action is what grants it (read afresh), and a function with no S3 actions, or no function, gets nothing', async () => {

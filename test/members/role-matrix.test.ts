@@ -230,7 +230,11 @@ describe('the role matrix: every route by owner, editor, viewer, removed member 
       for (const who of CALLERS) {
         const { method, path, json, raw, headers } = await row.request(world, who);
         expect(findRoute(method, path.split('?')[0]!)?.route.name, `${label}: ${method} ${path} reaches another route`).toBe(route.name);
-        const res = await users[who].api.request(method, path, { ...(json === undefined ? {} : { json }), ...(raw === undefined ? {} : { raw }), headers });
+        const res = await users[who].api.request(method, path, {
+          ...(json === undefined ? {} : { json }),
+          ...(raw === undefined ? {} : { raw }),
+          headers,
+        });
         expect(res.status, `${label} by the ${who}: ${res.request} → ${res.status} ${res.text.slice(0, 300)}`).toBe(row.expect[who]);
         if (i === 0) await checks[route.name]?.(res, who, world);
       }

@@ -540,13 +540,3 @@ export async function readDocumentItems(documentId: string, limit: number) {
 
 /** Whether an item of a document's partition is the document item itself. */
 export const isDocumentItem = (item: Item) => item.SK === ITEM_SORT_KEY.document;
-
-/**
- * Deletes documents' items (a purge), each document item last: while it exists its id stays
- * taken, so a client cannot make a new document with that id whose revisions this purge would
- * then delete.
- */
-export async function deleteDocumentItems(items: Item[]) {
-  await deleteItems(items.filter((item) => !isDocumentItem(item)).map(keyOf));
-  await deleteItems(items.filter(isDocumentItem).map(keyOf));
-}

@@ -50,6 +50,8 @@ export type TaskSpec =
   | { kind: 'purge-subtree'; repositoryId: string; folderId: string }
   /** Delete a document and its revisions, permanently. */
   | { kind: 'purge-document'; repositoryId: string; documentId: string }
+  /** Delete these objects of a document's pruned revisions, unless a kept revision still names one. */
+  | { kind: 'release-objects'; repositoryId: string; documentId: string; objectKeys: string[] }
   /** Purge every trash item deleted at or before `before` (emptying the trash, by `by`). */
   | { kind: 'empty-trash'; repositoryId: string; before: string; by: string };
 

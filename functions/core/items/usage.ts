@@ -6,7 +6,7 @@
  * `quota-exceeded`.
  */
 import { type ConditionFailed, put, type TransactItem, update } from '../db/client';
-import { itemIsAbsent } from '../db/conditions';
+import { itemExists, itemIsAbsent } from '../db/conditions';
 import { HttpError } from '../errors';
 import { quotaBytes } from '../limits';
 import { type Key, usageKey } from './keys';
@@ -31,9 +31,18 @@ export const addUsageStep = (repositoryId: string, size: number): TransactItem =
     '#bytes <= :room',
   );
 
-/** Gives back `size` bytes (an upload that ended without a version, revisions pruned, a document purged). */
+/**
+ * Gives back `size` bytes (an upload that ended without a version, revisions pruned, a document
+ * purged), in the transaction that removes what they counted. A deleted repository's usage item
+ * goes with it (../use-cases/reclaim-repository.ts) while its documents and uploads may still be
+ * on their way out: the step asks for the item to be there, so it never makes it again, and its
+ * caller leaves it out (or reads again) when it is gone.
+ */
 export const releaseUsageStep = (repositoryId: string, size: number): TransactItem =>
-  update(usageKey(repositoryId), 'ADD #bytes :size', { '#bytes': 'bytes' }, { ':size': -size });
+  update(usageKey(repositoryId), 'ADD #bytes :size', { '#bytes': 'bytes' }, { ':size': -size }, itemExists);
+
+/** `keptBytes` of a document item: the sum of the sizes of its kept revisions (0 when it has none recorded). */
+export const keptBytesOf = (document: Record<string, unknown>): number => (document.keptBytes as number | undefined) ?? 0;
 
 /** True when the transaction failed on its usage step. */
 export const quotaReached = (error: ConditionFailed) => error.failed.has(USAGE_STEP);

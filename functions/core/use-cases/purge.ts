@@ -6,21 +6,36 @@
  *
  * The deletes themselves are permanent, a page at a time, from the first page each time (what a
  * step deletes is gone for the next), so a step done twice deletes nothing twice that anyone
- * could see. Documents and revisions go by BatchWriteItem (half the cost of a transaction);
- * entries, and the tasks for what is below them, go in the step's transaction, so a sub folder
- * is never left without the task that purges it.
+ * could see. A document's bytes go first (every object and upload under its prefix in the
+ * bucket: ../files/objects.ts), then its revisions and contents by BatchWriteItem (half the cost
+ * of a transaction), and the document item last, in the step's transaction, together with the
+ * release of its `keptBytes` from the repository's usage: the document item is the record that
+ * the release is still due, so it is released exactly once, whoever purges the document and
+ * however often a step is retried. Entries, and the tasks for what is below them, go in the
+ * step's transaction too, so a sub folder is never left without the task that purges it.
  *
  * A folder is closed before it is emptied: marked (`trash` with `purging`) in the same
  * transaction that starts its purge, so nothing can be made in it or moved into it or out of it
  * (every such write asserts its folder carries no trash mark), and the step that finds it empty
  * can remove it knowing nothing was added since.
  */
-import { ConditionFailed, getItems, type Item, optimistically, remove, type TransactItem, transactWrite, update } from '../db/client';
+import {
+  ConditionFailed,
+  deleteItems,
+  getItems,
+  type Item,
+  optimistically,
+  remove,
+  type TransactItem,
+  transactWrite,
+  update,
+} from '../db/client';
 import { readRange } from '../db/queries';
 import { notFound } from '../errors';
+import { deleteEverythingUnder, documentObjectsPrefix } from '../files/objects';
 import { now } from '../ids';
 import { recordChange } from '../items/change';
-import { deleteDocumentItems, isDocumentItem, readDocumentItems } from '../items/document';
+import { isDocumentItem, readDocumentItems } from '../items/document';
 import { parentIs } from '../items/folder';
 import {
   ENTRIES_RANGE,
@@ -32,6 +47,7 @@ import {
   repositoryPartition,
   TRASH_PREFIX,
   trashDeletedBy,
+  usageKey,
 } from '../items/keys';
 import { ACCESS_STEP, explainAccess, roleCheck } from '../items/role';
 import { newTask, type TaskStep } from '../items/task';
@@ -45,6 +61,7 @@ import {
   type TrashMark,
   trashedItemKey,
 } from '../items/trash';
+import { keptBytesOf, releaseUsageStep } from '../items/usage';
 import type { Caller } from '../resources';
 
 /** Who the service names as the author of what it does on its own (the 30-day purge). */
@@ -160,7 +177,11 @@ export const emptyTrashStep: TaskStep<'empty-trash'> = async (task) => {
   return { writes, next: {} };
 };
 
-/** Entries a step reads: a sub folder takes three writes (entry, mark, task), 32 of them fit a transaction. */
+/**
+ * Entries a step reads: a sub folder takes three writes (entry, mark, task), a document two
+ * (entry, document item); with the usage release and the task's own progress, 32 of them fit a
+ * transaction's 100.
+ */
 const PAGE = 32;
 
 /** The task step that purges a page of a folder's entries (a sub folder: closed, and its own task), or the emptied folder. */
@@ -186,15 +207,67 @@ export const purgeSubtree: TaskStep<'purge-subtree'> = async (task) => {
   }
   // A document with a few revisions goes now (all of the page's at once); one with many gets its own task.
   const found = await Promise.all(documents.map(async (document) => ({ ...document, ...(await readDocumentItems(document.id, PAGE)) })));
-  await deleteDocumentItems(found.flatMap(({ items, complete }) => (complete ? items : [])));
   for (const { i, id, complete } of found)
     if (!complete) writes[`task${i}`] = newTask({ kind: 'purge-document', repositoryId, documentId: id });
+  const whole = found.filter(({ complete }) => complete).map(({ i, id, items }) => ({ step: `document${i}`, id, items }));
+  Object.assign(writes, await purgeDocuments(repositoryId, whole));
   return { writes, next: {} };
 };
 
-/** Revisions and contents a page at a time; the document item goes with the last page (see deleteDocumentItems). */
+/**
+ * Revisions and contents a page at a time, after the document's bytes (phase `bytes`, the
+ * first); the document item goes with the last page, with its usage released.
+ */
 export const purgeDocument: TaskStep<'purge-document'> = async (task) => {
-  const { items, complete } = await readDocumentItems(task.documentId, 100);
-  await deleteDocumentItems(complete ? items : items.filter((item) => !isDocumentItem(item)));
-  return { next: complete ? 'done' : {} };
+  const { repositoryId, documentId } = task;
+  if ((task.phase ?? 'bytes') === 'bytes') {
+    await deleteEverythingUnder(documentObjectsPrefix(repositoryId, documentId));
+    return { next: { phase: 'items' } };
+  }
+  const { items, complete } = await readDocumentItems(documentId, 100);
+  if (!complete) {
+    await deleteItems(items.filter((item) => !isDocumentItem(item)).map(keyOf));
+    return { next: { phase: 'items' } };
+  }
+  // The bytes went in the first phase: nothing can add any to a document being purged.
+  const writes = await purgeDocuments(repositoryId, [{ step: 'document', id: documentId, items }], { bytesGone: true });
+  return { writes, next: 'done' };
 };
+
+/**
+ * Documents whose every item is read (`items`): their bytes deleted from the bucket (unless
+ * already), then their revisions and contents. What is left, for the caller's transaction: the
+ * removal of each document item (named `step`; none if it is gone already) and one release of
+ * their `keptBytes` from the repository's usage (`usage`). The document item goes last: while it
+ * exists its id stays taken, so a client cannot make a new document with that id whose revisions
+ * or bytes this purge would then delete. Each removal is conditioned on the `keptBytes` read, so
+ * a revision pruning that commits meanwhile (it lowers `keptBytes` and the usage itself) fails
+ * the transaction, and the step is read again: nothing is released twice.
+ */
+async function purgeDocuments(
+  repositoryId: string,
+  documents: { step: string; id: string; items: Item[] }[],
+  options: { bytesGone?: boolean } = {},
+): Promise<Record<string, TransactItem>> {
+  if (documents.length === 0) return {};
+  if (!options.bytesGone) await Promise.all(documents.map(({ id }) => deleteEverythingUnder(documentObjectsPrefix(repositoryId, id))));
+  await deleteItems(documents.flatMap(({ items }) => items.filter((item) => !isDocumentItem(item)).map(keyOf)));
+  const writes: Record<string, TransactItem> = {};
+  let released = 0;
+  for (const { step, items } of documents) {
+    const document = items.find(isDocumentItem);
+    if (!document) continue;
+    released += keptBytesOf(document);
+    writes[step] = remove(keyOf(document), keptBytesAre(document));
+  }
+  // A repository deleted meanwhile has no usage left to give back to.
+  if (released > 0 && (await getItems([usageKey(repositoryId)]))(usageKey(repositoryId)))
+    writes.usage = releaseUsageStep(repositoryId, released);
+  return writes;
+}
+
+/** The document item still has the `keptBytes` read (and is there). */
+const keptBytesAre = (document: Item) =>
+  document.keptBytes === undefined
+    ? { expression: 'attribute_exists(PK) AND attribute_not_exists(#kept)', names: { '#kept': 'keptBytes' } }
+    : { expression: '#kept = :kept', names: { '#kept': 'keptBytes' }, values: { ':kept': document.keptBytes } };

@@ -1,12 +1,14 @@
 /**
  * A deleted repository reclaimed in the background (DELETE /{id}: ../items/repository.ts): its
  * folders (purged from the root, as ./purge.ts purges a subtree), its members and their
- * memberships, its trash, its feed, a page at a time.
+ * memberships, its trash, its upload sessions, its bytes in the bucket, its usage, its feed, a
+ * page at a time.
  */
 import { deleteItems, getItems, type Item, remove, type TransactItem } from '../db/client';
 import { itemExists } from '../db/conditions';
 import { prefixRange, queryPage, readRange } from '../db/queries';
-import { feedPartition, keyOf, MEMBER_PREFIX, memberKey, repositoryPartition, TRASH_PREFIX } from '../items/keys';
+import { deleteEverythingUnder, repositoryObjectsPrefix } from '../files/objects';
+import { feedPartition, keyOf, MEMBER_PREFIX, memberKey, repositoryPartition, TRASH_PREFIX, UPLOAD_PREFIX, usageKey } from '../items/keys';
 import { leaveRepositoryStep, removeMembership } from '../items/membership';
 import { newTask, type TaskStep } from '../items/task';
 import { closeForPurge, markAsPurging, type StoredTrashItem, trashedItemKey } from '../items/trash';
@@ -16,7 +18,12 @@ const PAGE = 32;
 
 /**
  * A deleted repository: its folders (from the root), its members and their memberships, its
- * trash, its feed. The repository item and its role buckets went with the delete itself.
+ * trash, its upload sessions, every object and multipart upload under its prefix in the bucket,
+ * its usage item, its feed. The repository item and its role buckets went with the delete
+ * itself, so nothing can start an upload or write a version in it any more: what the bucket
+ * holds under its prefix once the `bytes` phase is done stays gone. Its documents' purges may
+ * still be running then; they delete what is already gone, and give nothing back to the usage
+ * item once it is gone (../items/usage.ts).
  */
 export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) => {
   const { repositoryId } = task;
@@ -46,7 +53,7 @@ export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) =>
       // stops its own trash task), unless it already is; no change is recorded: the feed goes too.
       const records = (await readRange(repositoryPartition(repositoryId), { ...prefixRange(TRASH_PREFIX), limit: PAGE })) as (Item &
         StoredTrashItem)[];
-      if (records.length === 0) return { next: { phase: 'feed' } };
+      if (records.length === 0) return { next: { phase: 'uploads' } };
       const lookup = await getItems(records.map(trashedItemKey));
       const writes: Record<string, TransactItem> = {};
       records.forEach((record, i) => {
@@ -63,6 +70,17 @@ export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) =>
       });
       return { writes, next: { phase: 'trash' } };
     }
+    case 'uploads': {
+      // Upload sessions: their multipart uploads are aborted with the rest of the bytes, next.
+      const uploads = await readRange(repositoryPartition(repositoryId), { ...prefixRange(UPLOAD_PREFIX), limit: 100 });
+      await deleteItems(uploads.map(keyOf));
+      return { next: { phase: uploads.length === 0 ? 'bytes' : 'uploads' } };
+    }
+    case 'bytes':
+      await deleteEverythingUnder(repositoryObjectsPrefix(repositoryId));
+      return { next: { phase: 'usage' } };
+    case 'usage':
+      return { writes: { usage: remove(usageKey(repositoryId)) }, next: { phase: 'feed' } };
     default: {
       const { items, lastKey } = await queryPage({
         KeyConditionExpression: 'PK = :pk',

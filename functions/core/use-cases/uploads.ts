@@ -35,7 +35,6 @@ import {
   problemTypePrefix,
 } from '../errors';
 
-
 import { PART_URLS_PER_REQUEST, partLength, partPlan } from '../files/parts';
 import { newDocumentId, now } from '../ids';
 import { ExtraStepFailed, type FileVersion, fitsQuota, readVersionTarget, type VersionTarget, writeFileVersion } from '../items/document';
@@ -202,17 +201,32 @@ export async function cancelUpload(caller: Caller, uploadId: string): Promise<vo
   refuseExpired(upload);
   if (upload.status === 'cancelled') return;
   if (upload.status !== 'open' && upload.status !== 'verifying') throw closed(upload);
+  // Completed or failed meanwhile: say what it is now.
+  if (!(await closeUpload(upload, 'cancelled'))) return cancelUpload(caller, uploadId);
+  await deleteBytesOrLeaveThem(upload);
+}
+
+/**
+ * Moves an open upload to `to` (cancelled, failed, expired) and gives its reservation back, in one
+ * transaction; false when another request moved it first. The sweeper looks at it from now on,
+ * until its bytes are gone. A repository deleted meanwhile has no usage left to give back to.
+ */
+async function closeUpload(upload: StoredUpload, to: 'cancelled' | 'failed' | 'expired', problem?: Upload['problem']): Promise<boolean> {
+  const step = statusStep(upload, OPEN_STATUSES, to, { ...(problem ? { problem } : {}), lookFrom: now() });
   try {
-    await transactWrite({
-      upload: statusStep(upload, OPEN_STATUSES, 'cancelled', { lookFrom: now() }),
-      [USAGE_STEP]: releaseUsageStep(upload.repositoryId, upload.size),
-    });
+    await transactWrite({ upload: step, [USAGE_STEP]: releaseUsageStep(upload.repositoryId, upload.size) });
+    return true;
   } catch (error) {
     if (!(error instanceof ConditionFailed)) throw error;
-    // Completed or failed meanwhile: say what it is now.
-    return cancelUpload(caller, uploadId);
+    if (error.failed.has('upload')) return false;
   }
-  await deleteBytesOrLeaveThem(upload);
+  try {
+    await transactWrite({ upload: step });
+    return true;
+  } catch (error) {
+    if (!(error instanceof ConditionFailed)) throw error;
+    return false;
+  }
 }
 
 /** Past its expiry an upload is 410, whatever it became (its record stays a week, then it is 404). */
@@ -376,24 +390,17 @@ const incomplete = (missing: number[]) =>
   );
 
 /** Fails the upload with `problem` (once: a racing failure or completion wins), gives its reservation back, deletes its bytes. */
-async function failUpload(upload: StoredUpload, problem: HttpError): Promise<never> {
+async function failUpload(upload: StoredUpload, problem: HttpError): Promise<Completion> {
   const stored = {
     type: problemTypePrefix + problem.kind,
     title: problems[problem.kind].title,
     status: problem.status,
     detail: problem.detail,
   };
-  try {
-    await transactWrite({
-      upload: statusStep(upload, OPEN_STATUSES, 'failed', { problem: stored, lookFrom: now() }),
-      [USAGE_STEP]: releaseUsageStep(upload.repositoryId, upload.size),
-    });
-  } catch (error) {
-    if (!(error instanceof ConditionFailed)) throw error;
+  if (!(await closeUpload(upload, 'failed', stored))) {
+    // Completed, cancelled or failed by another request first: answer what it is now.
     const current = await readUploadItem(upload.repositoryId, upload.id);
-    if (current && current.status !== 'open' && current.status !== 'verifying') {
-      await finishUpload(current, { verifyLarge: false });
-    }
+    if (current && current.status !== 'open' && current.status !== 'verifying') return finishUpload(current, { verifyLarge: false });
     throw problem;
   }
   recordMetric('uploadsFailed');
@@ -427,15 +434,7 @@ export async function sweepUpload(repositoryId: string, uploadId: string): Promi
   }
   if (upload.status === 'open' || upload.status === 'verifying') {
     if (isPastExpiry(upload)) {
-      try {
-        await transactWrite({
-          upload: statusStep(upload, OPEN_STATUSES, 'expired', { lookFrom: now() }),
-          [USAGE_STEP]: releaseUsageStep(upload.repositoryId, upload.size),
-        });
-      } catch (error) {
-        if (!(error instanceof ConditionFailed)) throw error;
-        return sweepUpload(repositoryId, uploadId);
-      }
+      if (!(await closeUpload(upload, 'expired'))) return sweepUpload(repositoryId, uploadId);
     } else {
       try {
         await finishUpload(upload, { verifyLarge: true });
