@@ -7,7 +7,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -72,7 +72,7 @@ export async function uploadFile(options: UploadOptions): Promise<Document> {
     );
     upload.received = []; // new: nothing sent yet
     state.uploadId = upload.id;
-    await writeFile(stateFileOf(file), JSON.stringify(state));
+    await writeState(file, state);
   }
 
   const send = () => sendParts(api, upload, fileParts(file), { parallel: options.parallel ?? 6, output });
@@ -108,8 +108,15 @@ async function startingState(
     await api.DELETE('/uploads/{id}', { params: { path: { id: earlier.uploadId } } }).catch(() => {});
   }
   const state: UploadState = { target, size, mtimeMs, sha256: await sha256Of(file, output), idempotencyKey: randomUUID() };
-  await writeFile(stateFileOf(file), JSON.stringify(state));
+  await writeState(file, state);
   return state;
+}
+
+/** Written whole or not at all (a temporary file renamed over it): a run killed while writing leaves the last state. */
+async function writeState(file: string, state: UploadState): Promise<void> {
+  const temporary = `${stateFileOf(file)}.${process.pid}`;
+  await writeFile(temporary, JSON.stringify(state));
+  await rename(temporary, stateFileOf(file));
 }
 
 async function readState(file: string): Promise<UploadState | undefined> {
