@@ -28,7 +28,7 @@ const FAST = [
 
 /**
  * The longest files of the database tier (vitest's JSON report, README: Test it), started first:
- * two files run at a time, and a long file started last (cdk synth bundling every function) kept
+ * a few files run at a time, and a long file started last (cdk synth bundling every function) kept
  * one worker busy minutes after the other had finished. A fresh clone has no timings cached, and
  * vitest would start the largest files first, which are not the longest.
  */
@@ -62,7 +62,18 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
-const databaseTier = { globalSetup: ['test/global-setup.ts'], setupFiles: ['test/support/drop-tables.ts'] };
+/**
+ * Files of the database tier at a time (TEST_WORKERS overrides it). Such a file keeps a core busy
+ * only part of its time: it waits on its DynamoDB Local's one SQLite thread, on the worker's
+ * stream rounds, on child processes, kills and restarts. Summed over the tier, the files' CPU time
+ * was a little over half of what two cores give in the run's length with two files at a time; a
+ * third fills those gaps. The fast tier is CPU-bound (imports): two at a time, the default below.
+ */
+const WORKERS = Number(process.env.TEST_WORKERS) || 3;
+// One DynamoDB Local started ahead for each of them (test/global-setup.ts).
+process.env.TEST_DYNAMODB_WARM ??= String(WORKERS);
+
+const databaseTier = { globalSetup: ['test/global-setup.ts'], setupFiles: ['test/support/drop-tables.ts'], maxWorkers: WORKERS };
 
 // .ci/run sets TEST_REPORT_DIR: each vitest run (one per npm script) writes its JSON report there.
 const reportDir = process.env.TEST_REPORT_DIR;
@@ -78,10 +89,10 @@ export default defineConfig({
     // Each test file runs in its own process: handlers keep their configuration in process.env.
     pool: 'forks',
     isolate: true,
-    // Two files at a time on this 2-core machine (vitest's default would be one: cores - 1).
-    // Each file of the database tier has a DynamoDB Local of its own (test/global-setup.ts).
+    // Two files at a time on this 2-core machine (vitest's default would be one: cores - 1); the
+    // database tier runs more (WORKERS above).
     maxWorkers: 2,
-    // 60 s: two files at a time share the 2 cores with their DynamoDB Locals, and on a machine
+    // 60 s: several files at a time share the 2 cores with their DynamoDB Locals, and on a machine
     // loaded by other work a bundles test took just over 30 s (a timeout is for a hang, not a budget).
     testTimeout: 60_000,
     sequence: { sequencer: LongestFirst },
@@ -89,6 +100,10 @@ export default defineConfig({
     env: {
       // The SDK's "Node 22 will be required in 2027" notice is noise in test output.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // A handler called directly (no local service, whose metrics sink decides) would print its EMF
+      // lines to stdout, into the test report. Off for Powertools' own output only: the lines a
+      // test reads come through setMetricsSink (functions/core/metrics.ts), which this leaves alone.
+      POWERTOOLS_METRICS_DISABLED: 'true',
     },
     ...reporting,
     projects: [

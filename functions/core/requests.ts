@@ -365,27 +365,30 @@ export const startUploadBody = z
     },
     body,
   )
-  .check((ctx) => {
-    const { folderId, name, id, documentId, version } = ctx.value;
-    const issue = (path: string, message: string) => ctx.issues.push({ code: 'custom', message, input: ctx.value, path: [path] });
-    if (folderId !== undefined && documentId !== undefined)
-      issue('documentId', 'give either `folderId` (a new document) or `documentId` (a new version), not both');
-    else if (folderId === undefined && documentId === undefined)
-      issue('folderId', 'is required (or `documentId`, for a new version of a document)');
-    else if (folderId !== undefined) {
-      if (name === undefined) issue('name', 'is required');
-      if (version !== undefined) issue('version', 'applies to a new version of a document (`documentId`) only');
-    } else {
-      if (name !== undefined) issue('name', "a new version keeps the document's name (rename it with PUT /document)");
-      if (id !== undefined) issue('id', 'names a new document: not with `documentId`');
-    }
-  }, z.meta({
-    // The same rule as JSON Schema: a new document, or a new version, never both.
-    oneOf: [
-      { ...present('folderId', 'name'), not: { anyOf: [present('documentId'), present('version')] } },
-      { ...present('documentId'), not: { anyOf: [present('folderId'), present('name'), present('id')] } },
-    ],
-  }));
+  .check(
+    (ctx) => {
+      const { folderId, name, id, documentId, version } = ctx.value;
+      const issue = (path: string, message: string) => ctx.issues.push({ code: 'custom', message, input: ctx.value, path: [path] });
+      if (folderId !== undefined && documentId !== undefined)
+        issue('documentId', 'give either `folderId` (a new document) or `documentId` (a new version), not both');
+      else if (folderId === undefined && documentId === undefined)
+        issue('folderId', 'is required (or `documentId`, for a new version of a document)');
+      else if (folderId !== undefined) {
+        if (name === undefined) issue('name', 'is required');
+        if (version !== undefined) issue('version', 'applies to a new version of a document (`documentId`) only');
+      } else {
+        if (name !== undefined) issue('name', "a new version keeps the document's name (rename it with PUT /document)");
+        if (id !== undefined) issue('id', 'names a new document: not with `documentId`');
+      }
+    },
+    z.meta({
+      // The same rule as JSON Schema: a new document, or a new version, never both.
+      oneOf: [
+        { ...present('folderId', 'name'), not: { anyOf: [present('documentId'), present('version')] } },
+        { ...present('documentId'), not: { anyOf: [present('folderId'), present('name'), present('id')] } },
+      ],
+    }),
+  );
 
 export const partNumbersBody = z.strictObject(
   {

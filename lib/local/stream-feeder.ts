@@ -102,6 +102,24 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
   /** Rounds of polling begun, and the last one that found nothing new (none if the latest found something). */
   let rounds = 0;
   let lastIdleRound: number | undefined;
+  /** Ends the idle wait under way, if any: someone waiting in `settled()` wants the next round now. */
+  let wake: (() => void) | undefined;
+  const idleWait = () =>
+    new Promise<void>((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(end, IDLE_POLL_MS);
+      wake = end;
+    });
+  /** Called at the end of every round (for `settled()`). */
+  const roundEnded = new Set<() => void>();
+  const endRound = () => {
+    for (const listener of roundEnded) listener();
+    roundEnded.clear();
+  };
 
   const loop = (async () => {
     const iterators = new Map<string, string | undefined>();
@@ -142,7 +160,8 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
           }
         }
         lastIdleRound = sawRecords ? undefined : round;
-        if (!sawRecords) await sleep(IDLE_POLL_MS);
+        endRound();
+        if (!sawRecords) await idleWait();
       } catch (error) {
         // DynamoDB Local down or restarting: wait, then go on from the checkpoint.
         if (stopping) break;
@@ -150,6 +169,7 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
         iterators.clear();
         listed = undefined;
         lastIdleRound = undefined;
+        endRound();
         await sleep(500);
       }
     }
@@ -223,7 +243,14 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
       const after = rounds;
       while (lastIdleRound === undefined || lastIdleRound <= after) {
         if (Date.now() > deadline) throw new Error('The background worker did not settle in time');
-        await sleep(IDLE_POLL_MS);
+        wake?.(); // the next round now, not after the idle wait
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, IDLE_POLL_MS);
+          roundEnded.add(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
       }
     },
     async stop() {

@@ -6,12 +6,12 @@
  * write through the API triggers the real worker on the stream, and what is left is read back
  * through the API and from the table.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { db, tableName } from '#core/db/client';
 import { createDocument } from '#core/items/document';
-import { contentKey, documentKey, revisionKey } from '#core/items/keys';
+import { contentKey, currentContentKey, documentKey, revisionKey } from '#core/items/keys';
 import { createRepository } from '#core/items/repository';
 import { DAY_MS } from '#core/limits';
 import type { Caller } from '#core/resources';
@@ -44,6 +44,7 @@ async function documentWith(version: number, contentAt: (v: number) => string | 
   const items: Record<string, unknown>[] = [];
   let contentVersion = 1;
   let content = first;
+  let keptBytes = 0;
   for (let v = 1; v <= version; v++) {
     const set = contentAt(v);
     if (set !== undefined) {
@@ -52,9 +53,19 @@ async function documentWith(version: number, contentAt: (v: number) => string | 
       items.push({ ...contentKey(id, v), content });
     }
     const updatedAt = new Date(Date.now() - (v <= oldUpTo ? 40 * DAY_MS : 0)).toISOString();
-    const metadata = { name: `r${v}`, contentType: 'text/plain', size: content.length, updatedAt, updatedBy: caller.userId };
+    const metadata = {
+      name: `r${v}`,
+      contentType: 'text/plain',
+      storage: 'inline',
+      size: content.length,
+      sha256: createHash('sha256').update(content).digest('hex'),
+      updatedAt,
+      updatedBy: caller.userId,
+    };
     items.push({ ...revisionKey(id, v), version: v, ...metadata, contentVersion });
+    keptBytes += content.length;
   }
+  items.push({ ...currentContentKey(id), content });
   for (let i = 0; i < items.length; i += 25) {
     const requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
     await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
@@ -63,8 +74,14 @@ async function documentWith(version: number, contentAt: (v: number) => string | 
     new UpdateCommand({
       TableName: tableName(),
       Key: documentKey(id),
-      UpdateExpression: 'SET version = :v, content = :c, contentVersion = :cv, size = :s',
-      ExpressionAttributeValues: { ':v': version, ':c': content, ':cv': contentVersion, ':s': content.length },
+      UpdateExpression: 'SET version = :v, contentVersion = :cv, size = :s, sha256 = :h, keptBytes = :k',
+      ExpressionAttributeValues: {
+        ':v': version,
+        ':cv': contentVersion,
+        ':s': content.length,
+        ':h': createHash('sha256').update(content).digest('hex'),
+        ':k': keptBytes,
+      },
     }),
   );
   return id;

@@ -19,12 +19,15 @@ import { bundleHandler, projectRoot } from '#lib/bundling';
 import { localClient } from '#lib/local/dynamodb-local';
 import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
 import { ensureIndexes } from '#lib/local/layout-version';
+import { type LocalS3, startLocalS3 } from '#lib/local/s3';
 import { createTestTable } from '#test/support/dynamodb';
 
 const run = promisify(execFile);
 const workdir = mkdtempSync(join(tmpdir(), 'bundles-'));
 const bundles = new Map<string, string>();
 let env: Record<string, string> = {};
+/** The file bucket, for the routes that declare S3 actions (each signs with a key of its own, held to its grants). */
+let bucket: LocalS3 | undefined;
 
 /** Loads the bundle in a fresh Node process and calls its handler once, like a cold Lambda. */
 const INVOKE = `
@@ -46,13 +49,13 @@ let invocation = 0;
 async function invoke(
   method: string,
   url: string,
-  options: { body?: unknown; headers?: Record<string, string>; user?: string } = {},
+  options: { body?: unknown; raw?: Buffer; headers?: Record<string, string>; user?: string } = {},
 ): Promise<{ status: number; headers: Record<string, string>; body: any }> {
   const path = url.split('?')[0]!;
   const resolution = resolveRoute(method, path);
   const rawHeaders = ['host', 'api.example.com'];
   for (const [name, value] of Object.entries(options.headers ?? {})) rawHeaders.push(name, value);
-  const body = options.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(options.body));
+  const body = options.raw ?? (options.body === undefined ? Buffer.alloc(0) : Buffer.from(JSON.stringify(options.body)));
   if (options.body !== undefined) rawHeaders.push('content-type', 'application/json');
   const isPublic = resolution.kind === 'fallback' || resolution.route.public === true;
   const user = options.user ?? 'bundle-user';
@@ -88,10 +91,15 @@ async function invokeBundle(name: string, event: unknown, what = name): Promise<
   const resultFile = join(workdir, `result-${n}.json`);
   writeFileSync(eventFile, JSON.stringify(event));
   const bundle = bundles.get(name)!;
+  // As the stack gives it: the bucket's name to a function whose route declares S3 actions. One key signs for both
+  // services in a bundle (the environment's), and DynamoDB Local takes only letters and digits: the emulator's own
+  // key, not the function's (the local runtime holds functions to their grants: test/local/permissions.test.ts).
+  const declaresS3 = (routes.find((route) => route.name === name)?.s3 ?? []).length > 0;
+  const s3Env = declaresS3 && bucket ? { BUCKET_NAME: bucket.bucket, S3_ENDPOINT: bucket.endpoint, ...keyEnv(bucket.credentials) } : {};
   try {
     await run(process.execPath, ['--input-type=module', '-e', INVOKE, bundle, eventFile, resultFile], {
       // No DOCS_ASSETS_DIR: a deployed function finds its files beside its bundle.
-      env: { ...process.env, DOCS_ASSETS_DIR: undefined, ...env },
+      env: { ...process.env, DOCS_ASSETS_DIR: undefined, ...env, ...s3Env },
     });
   } catch (error) {
     // Node prints the failing line of a minified bundle (a whole megabyte): keep the short ones.
@@ -103,7 +111,13 @@ async function invokeBundle(name: string, event: unknown, what = name): Promise<
   return JSON.parse(readFileSync(resultFile, 'utf8'));
 }
 
+const keyEnv = (key: { accessKeyId: string; secretAccessKey: string }) => ({
+  AWS_ACCESS_KEY_ID: key.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: key.secretAccessKey,
+});
+
 beforeAll(async () => {
+  bucket = await startLocalS3({ dataDir: join(workdir, 's3'), port: 0 });
   const table = await createTestTable();
   // As the deployed table and `npm start`'s have it: the sweeper reads its index.
   await ensureIndexes(table.endpoint, table.tableName);
@@ -127,7 +141,10 @@ beforeAll(async () => {
   );
 }, 120_000);
 
-afterAll(() => rmSync(workdir, { recursive: true, force: true }));
+afterAll(async () => {
+  await bucket?.stop();
+  rmSync(workdir, { recursive: true, force: true });
+});
 
 describe('every deployed bundle answers a real request', () => {
   it('walks the whole API through the bundled handlers', async () => {
@@ -243,6 +260,21 @@ describe('every deployed bundle answers a real request', () => {
     expect((await invoke('DELETE', path, { user: bob })).status).toBe(204);
     expect((await invoke('GET', `/${repo.body.id}`, { user: bob })).status).toBe(404);
     expect((await invoke('DELETE', `/${repo.body.id}/members/bundle-user`)).body.type).toMatch(/last-owner$/);
+  });
+
+  it('serves and writes content as bytes through the bundled content handlers, with the bucket', async () => {
+    const repo = await invoke('POST', '/', { body: { name: 'Content', description: '' } });
+    const doc = await invoke('POST', '/document', { body: { folderId: repo.body.rootFolderId, name: 'a.txt', content: 'héllo' } });
+    const inline = await invoke('GET', `/document/${doc.body.id}/content`);
+    expect(inline).toMatchObject({ status: 200, body: 'héllo', headers: { 'x-content-type-options': 'nosniff' } });
+    const bytes = Buffer.from([0x25, 0x50, 0x44, 0x46, 0xff, 0x00]);
+    const put = await invoke('PUT', `/document/${doc.body.id}/content`, { raw: bytes, headers: { 'content-type': 'application/pdf' } });
+    expect(put).toMatchObject({ status: 200, body: { storage: 'file', size: bytes.length, version: 2 } });
+    const file = await invoke('GET', `/document/${doc.body.id}/content`);
+    expect(file.status).toBe(302);
+    expect(Buffer.from(await (await fetch(file.headers.location!)).arrayBuffer()).equals(bytes)).toBe(true);
+    const revision = await invoke('GET', `/document/${doc.body.id}/revisions/1/content`);
+    expect(revision).toMatchObject({ status: 200, body: 'héllo' });
   });
 
   it('renames, moves and deletes through the bundled life-cycle handlers, with the trash', async () => {

@@ -35,8 +35,8 @@ const ENVIRONMENT = 'dev';
 const environments = projectContext().environments as Record<string, { stackName: string }>;
 
 /** The real CLI, offline. */
-const cdk = (args: string[]) =>
-  run(join(projectRoot, 'node_modules', '.bin', 'cdk'), ['synth', '--no-notices', '--quiet', '--output', outdir, ...args], {
+const cdk = (args: string[], output = outdir) =>
+  run(join(projectRoot, 'node_modules', '.bin', 'cdk'), ['synth', '--no-notices', '--quiet', '--output', output, ...args], {
     cwd: projectRoot,
     env: {
       ...process.env,
@@ -49,12 +49,23 @@ const cdk = (args: string[]) =>
     maxBuffer: 16 * 1024 * 1024,
   });
 
+/** The same CLI without `-c env`, run beside the synth (its own output directory: the CLI locks one). */
+const refusedOutdir = mkdtempSync(join(tmpdir(), 'cdk-out-refused-'));
+let withoutEnvironment: Promise<string | undefined>;
+
 beforeAll(async () => {
+  withoutEnvironment = cdk([], refusedOutdir).then(
+    () => undefined,
+    (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
+  );
   const result = await cdk(['-c', `env=${ENVIRONMENT}`]);
   synthOutput = result.stdout + result.stderr;
 }, 420_000);
 
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(outdir, { recursive: true, force: true });
+  rmSync(refusedOutdir, { recursive: true, force: true });
+});
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, string> };
 const template = () =>
@@ -84,11 +95,13 @@ describe('npx cdk synth -c env=dev', () => {
     const scratch = mkdtempSync(join(tmpdir(), 'bundle-compare-'));
     try {
       // The sweeper's construct is inside the worker's: WorkerSweeperFunction….
-      for (const route of [...routes, workerFunction, { ...sweeperFunction, name: `Worker${sweeperFunction.name}` }]) {
+      const all = [...routes, workerFunction, { ...sweeperFunction, name: `Worker${sweeperFunction.name}` }];
+      // All at once: esbuild builds them in parallel.
+      const ours = await Promise.all(all.map((route) => bundleHandler(route.handler, join(scratch, route.name))));
+      for (const [i, route] of all.entries()) {
         const [, fn] = functions().find(([id]) => id.startsWith(`${route.name}Function`))!;
         const deployed = readFileSync(join(outdir, fn.Metadata!['aws:asset:path']!, 'index.mjs'));
-        const ours = readFileSync(await bundleHandler(route.handler, join(scratch, route.name)));
-        expect(deployed.equals(ours), route.name).toBe(true);
+        expect(deployed.equals(readFileSync(ours[i]!)), route.name).toBe(true);
       }
     } finally {
       rmSync(scratch, { recursive: true, force: true });
@@ -108,10 +121,7 @@ describe('npx cdk synth -c env=dev', () => {
   });
 
   it('refuses to run without -c env, naming the environments there are', async () => {
-    const failed = await cdk([]).then(
-      () => undefined,
-      (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
-    );
+    const failed = await withoutEnvironment;
     expect(failed, 'cdk synth without -c env succeeded').toBeDefined();
     expect(failed).toContain(`-c env=<name>, one of: ${Object.keys(environments).join(', ')}`);
   }, 120_000);

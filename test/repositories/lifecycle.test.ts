@@ -58,7 +58,7 @@ describe('PUT /{id}', () => {
     expectJson(res, 200);
     expect(res.headers.get('etag')).toBe('"2"');
     expect(res.body).toMatchObject({ id: repository.id, name, description: 'new', version: 2, role: 'owner', updatedBy: owner.sub });
-    expect(ensure(await owner.api.get(`/${repository.id}`), 200).body).toEqual(res.body);
+    expect(ensure(await owner.api.get(`/${repository.id}`), 200).body).toEqual({ ...res.body, usage: { bytes: 0, quota: 10 * 1024 ** 3 } });
     const root = ensure(await owner.api.get(`/${repository.id}/folder`), 200).body as Folder;
     expect(root).toMatchObject({ name, version: 2, parentId: null });
 

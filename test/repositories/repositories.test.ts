@@ -116,12 +116,12 @@ describe('POST /', () => {
 });
 
 describe('GET /{id}', () => {
-  it('returns the repository as created', async () => {
+  it('returns the repository as created, with its usage (nothing yet) and quota', async () => {
     const { api } = await newUser(svc);
     const repo = await newRepository(api, { description: 'd' });
     const res = await api.get(`/${repo.id}`);
     expectJson(res, 200);
-    expect(res.body).toEqual(repo);
+    expect(res.body).toEqual({ ...repo, usage: { bytes: 0, quota: 10 * 1024 ** 3 } });
   });
 });
 

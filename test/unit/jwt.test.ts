@@ -1,9 +1,10 @@
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type CryptoKey, decodeJwt, decodeProtectedHeader, exportSPKI, generateKeyPair, importJWK, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalIssuer, loadLocalIssuer, toAuthorizerJwt, verifierFromEnv } from '#lib/local/jwt';
+import { type AttackKit, attackCases, attackKit, tamperedSignature } from '#test/support/attack-tokens';
 
 let dataDir: string;
 let issuer: LocalIssuer;
@@ -62,52 +63,25 @@ describe('verify', () => {
     expect(claims.exp! - claims.iat!).toBe(3600);
   });
 
-  it('rejects alg none', async () => {
+  // Beyond the attack tokens (below): other shapes of the same attacks, and what is accepted.
+  it('rejects alg none without a kid too', async () => {
     const payload = b64({ sub: 'alice', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE, exp: now() + 600 });
     await expectRejected(`${b64({ alg: 'none', typ: 'JWT' })}.${payload}.`, /algorithm/);
-    await expectRejected(`${b64({ alg: 'none', kid: issuer.jwks.keys[0]!.kid })}.${payload}.`, /algorithm/);
   });
 
-  it('rejects HS256 signed with the public key as the HMAC secret (key confusion)', async () => {
-    const publicKey = await importJWK(issuer.jwks.keys[0]!, 'RS256', { extractable: true });
-    const pem = await exportSPKI(publicKey as CryptoKey);
-    for (const secret of [pem, JSON.stringify(issuer.jwks.keys[0])]) {
-      const token = await new SignJWT({ sub: 'mallory', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE })
-        .setProtectedHeader({ alg: 'HS256', kid: issuer.jwks.keys[0]!.kid })
-        .setExpirationTime('10m')
-        .sign(new TextEncoder().encode(secret));
-      await expectRejected(token, /algorithm/);
-    }
-  });
-
-  it('rejects other algorithms, even with a valid key', async () => {
-    const { privateKey } = await generateKeyPair('PS256');
-    const token = await new SignJWT({ sub: 'alice', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE })
-      .setProtectedHeader({ alg: 'PS256', kid: issuer.jwks.keys[0]!.kid })
+  it('rejects HS256 with the public JWK as the HMAC secret (key confusion)', async () => {
+    const token = await new SignJWT({ sub: 'mallory', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE })
+      .setProtectedHeader({ alg: 'HS256', kid: issuer.jwks.keys[0]!.kid })
       .setExpirationTime('10m')
-      .sign(privateKey);
+      .sign(new TextEncoder().encode(JSON.stringify(issuer.jwks.keys[0])));
     await expectRejected(token, /algorithm/);
   });
 
-  it('rejects an unknown kid, a missing kid, and a foreign key under our kid', async () => {
-    const { privateKey } = await generateKeyPair('RS256');
-    const sign = (header: { alg: string; kid?: string }) =>
-      new SignJWT({ sub: 'alice', iss: LOCAL_ISSUER, aud: LOCAL_AUDIENCE })
-        .setProtectedHeader(header)
-        .setExpirationTime('10m')
-        .sign(privateKey);
-    await expectRejected(await sign({ alg: 'RS256', kid: 'some-other-key' }), /kid/);
-    await expectRejected(await sign({ alg: 'RS256' }), /kid/);
-    await expectRejected(await sign({ alg: 'RS256', kid: issuer.jwks.keys[0]!.kid! }), /signature/);
+  it('rejects a kid it does not hold in a token signed by its own key', async () => {
     await expectRejected(await issuer.issueToken('alice', {}, { kid: 'unknown' }), /kid/);
   });
 
-  it('rejects the wrong issuer', async () => {
-    await expectRejected(await issuer.issueToken('alice', {}, { iss: 'https://issuer.invalid/' }), /issuer/);
-  });
-
-  it('rejects the wrong audience, in aud or as one of several', async () => {
-    await expectRejected(await issuer.issueToken('alice', {}, { aud: 'someone-else' }), /audience/);
+  it('rejects the wrong audience as one of several, and accepts ours among others', async () => {
     await expectRejected(await issuer.issueToken('alice', {}, { aud: ['a', 'b'] }), /audience/);
     expect((await issuer.verify(await issuer.issueToken('alice', {}, { aud: ['a', LOCAL_AUDIENCE] }))).ok).toBe(true);
   });
@@ -115,18 +89,15 @@ describe('verify', () => {
   it('accepts client_id when aud is missing, but not when aud is present and wrong', async () => {
     const viaClientId = await issuer.issueToken('alice', { client_id: LOCAL_AUDIENCE }, { aud: null });
     expect(await issuer.verify(viaClientId)).toMatchObject({ ok: true });
-    await expectRejected(await issuer.issueToken('alice', { client_id: 'other' }, { aud: null }), /audience/);
     await expectRejected(await issuer.issueToken('alice', {}, { aud: null }), /audience/);
     await expectRejected(await issuer.issueToken('alice', { client_id: LOCAL_AUDIENCE }, { aud: 'other' }), /audience/);
   });
 
-  it('rejects an expired token', async () => {
+  it('rejects a token that expired two minutes ago', async () => {
     await expectRejected(await issuer.issueToken('alice', {}, { expiresInSeconds: -120 }), /expired/);
-    await expectRejected(await issuer.issueToken('alice', {}, { exp: now() - 1 }), /expired/);
   });
 
-  it('rejects nbf in the future, accepts it in the past', async () => {
-    await expectRejected(await issuer.issueToken('alice', {}, { nbf: now() + 3600 }), /nbf/);
+  it('accepts nbf in the past', async () => {
     expect((await issuer.verify(await issuer.issueToken('alice', {}, { nbf: now() - 60 }))).ok).toBe(true);
   });
 
@@ -144,39 +115,36 @@ describe('verify', () => {
     const good = await issuer.issueToken('bob');
     expect((await issuer.verify(good)).ok).toBe(true);
     const [header, payload, signature] = good.split('.') as [string, string, string];
-    // Change a character in the middle: the last ones carry spare bits base64url decoding ignores.
-    const middle = signature.length >> 1;
-    const tampered = signature.slice(0, middle) + (signature[middle] === 'A' ? 'B' : 'A') + signature.slice(middle + 1);
-    await expectRejected(`${header}.${payload}.${tampered}`, /signature/);
+    await expectRejected(`${header}.${payload}.${tamperedSignature(signature)}`, /signature/);
   });
 
-  it('rejects a token without exp', async () => {
-    await expectRejected(await issuer.issueToken('alice', {}, { exp: null }), /exp/);
-  });
-
-  it('rejects iat in the future', async () => {
-    await expectRejected(await issuer.issueToken('alice', {}, { iat: now() + 3600 }), /iat/);
-  });
-
-  it('rejects garbage', async () => {
-    for (const token of ['', 'garbage', 'a.b', '...', `${b64({ alg: 'RS256' })}.!!!.x`]) {
+  it('rejects more garbage', async () => {
+    for (const token of ['', 'a.b', '...', `${b64({ alg: 'RS256' })}.!!!.x`]) {
       await expectRejected(token, /not a signed JWT/);
     }
     for (const token of ['a.b.c', 'x.y.z', 'e30.e30.e30']) await expectRejected(token, /malformed|algorithm/);
   });
 
-  it('rejects a tampered payload and a stripped signature', async () => {
-    const good = await issuer.issueToken('alice');
-    const [header, payload, signature] = good.split('.') as [string, string, string];
-    const claims = decodeJwt(good);
-    await expectRejected(`${header}.${b64({ ...claims, sub: 'mallory' })}.${signature}`, /signature/);
-    await expectRejected(`${header}.${payload}.`);
+  it('rejects a signature stripped with its dot', async () => {
+    const [header, payload] = (await issuer.issueToken('alice')).split('.') as [string, string, string];
     await expectRejected(`${header}.${payload}`);
   });
 
   it('never throws, whatever the input', async () => {
     await expect(issuer.verify('\u0000\u0001.\u0002.\u0003')).resolves.toMatchObject({ ok: false });
   });
+});
+
+describe('verify refuses every attack token (test/support/attack-tokens.ts)', () => {
+  let kit: AttackKit;
+  beforeAll(async () => {
+    kit = await attackKit(issuer);
+  });
+  for (const attack of attackCases) {
+    it(`rejects ${attack.label}`, async () => {
+      await expectRejected(await attack.token(kit), attack.reason);
+    });
+  }
 });
 
 describe('verifierFromEnv', () => {

@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmfLine, recordMetric, setMetricsSink, withMetrics } from '#core/metrics';
 
 const lines: EmfLine[] = [];
-beforeAll(() => setMetricsSink((line) => lines.push(line)));
+beforeAll(() => {
+  // As the stack gives the functions (without one Powertools warns on every line).
+  process.env.POWERTOOLS_METRICS_NAMESPACE = 'DocumentsService';
+  setMetricsSink((line) => lines.push(line));
+});
 afterAll(() => setMetricsSink(undefined));
 const take = () => lines.splice(0, lines.length) as unknown as Record<string, any>[];
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));

@@ -21,7 +21,7 @@ import {
   type TransactItem,
   transactWrite,
 } from '../db/client';
-import { itemExists, itemIsAbsent } from '../db/conditions';
+import { allOf, itemExists, itemIsAbsent } from '../db/conditions';
 import { queryPage } from '../db/queries';
 import { conflict, notFound } from '../errors';
 import { newDocumentId, now, repositoryOf } from '../ids';
@@ -48,7 +48,7 @@ import { firstVersion, resourceOf } from './resource-of';
 import { revisionSteps } from './revision';
 import { ACCESS_STEP, authorized, explainAccess, type Lookup, readWithRole, roleCheck } from './role';
 import { liveAtVersion, type TrashMark } from './trash';
-import { addUsageStep, quotaExceeded, quotaReached, USAGE_STEP, usageOf } from './usage';
+import { addUsageStep, keptBytesAre, quotaExceeded, quotaReached, USAGE_STEP, usageOf } from './usage';
 
 /**
  * A document item: the resource without content, its name key, the version whose content is
@@ -382,7 +382,7 @@ async function writeUpdate(
       await transactWrite({
         document: put(
           { ...documentItem(next, { nameKey: key, contentVersion, keptBytes, objectKey }), ...prune },
-          liveAtVersion(stored.version),
+          allOf(liveAtVersion(stored.version), keptBytesAre(stored)),
         ),
         ...revisionSteps(next, contentVersion),
         ...(contentChanged ? contentSteps(next.id, next.version, current, stored.storage === 'inline') : {}),

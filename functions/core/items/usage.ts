@@ -6,7 +6,7 @@
  * `quota-exceeded`.
  */
 import { type ConditionFailed, put, type TransactItem, update } from '../db/client';
-import { itemExists, itemIsAbsent } from '../db/conditions';
+import { type Condition, itemExists, itemIsAbsent } from '../db/conditions';
 import { HttpError } from '../errors';
 import { quotaBytes } from '../limits';
 import { type Key, usageKey } from './keys';
@@ -58,3 +58,13 @@ export function usageOf(lookup: Lookup, repositoryId: string): { bytes: number; 
   const key: Key = usageKey(repositoryId);
   return { bytes: Number(lookup(key)?.bytes ?? 0), quota: quotaBytes() };
 }
+
+/**
+ * The document item still has the `keptBytes` read (and is there): what a write of the item
+ * asserts, so that a revision pruning that lowered it meanwhile is never overwritten (nor a
+ * purge's release made twice); the writer reads again.
+ */
+export const keptBytesAre = (document: Record<string, unknown>): Condition =>
+  document.keptBytes === undefined
+    ? { expression: 'attribute_exists(PK) AND attribute_not_exists(#kept)', names: { '#kept': 'keptBytes' } }
+    : { expression: '#kept = :kept', names: { '#kept': 'keptBytes' }, values: { ':kept': document.keptBytes } };

@@ -61,7 +61,7 @@ import {
   type TrashMark,
   trashedItemKey,
 } from '../items/trash';
-import { keptBytesOf, releaseUsageStep } from '../items/usage';
+import { keptBytesAre, keptBytesOf, releaseUsageStep } from '../items/usage';
 import type { Caller } from '../resources';
 
 /** Who the service names as the author of what it does on its own (the 30-day purge). */
@@ -265,9 +265,3 @@ async function purgeDocuments(
     writes.usage = releaseUsageStep(repositoryId, released);
   return writes;
 }
-
-/** The document item still has the `keptBytes` read (and is there). */
-const keptBytesAre = (document: Item) =>
-  document.keptBytes === undefined
-    ? { expression: 'attribute_exists(PK) AND attribute_not_exists(#kept)', names: { '#kept': 'keptBytes' } }
-    : { expression: '#kept = :kept', names: { '#kept': 'keptBytes' }, values: { ':kept': document.keptBytes } };

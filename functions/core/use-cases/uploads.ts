@@ -251,12 +251,13 @@ export async function completeUpload(caller: Caller, uploadId: string): Promise<
 
 /**
  * The bucket said the object of an upload is there (ObjectCreated): finish it as `complete`
- * would, as the user who began it. An object that is no upload's (a raw PUT), or an upload that
- * is no longer open, is left as it is.
+ * would, as the user who began it. An object that is no upload's (a raw PUT's) is left as it is.
  */
 export async function finaliseObject(objectKey: string): Promise<void> {
   const upload = await uploadOfObject(objectKey);
-  if (!upload || (upload.status !== 'open' && upload.status !== 'verifying')) return;
+  if (!upload || upload.status === 'completed') return;
+  // Bytes that arrived after the upload was cancelled, failed or expired never make a version: they go.
+  if (upload.status !== 'open' && upload.status !== 'verifying') return deleteBytes(upload);
   await finishUpload(upload, { verifyLarge: true });
 }
 
