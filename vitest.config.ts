@@ -16,6 +16,7 @@ const LOWERED_LIMITS = ['test/repositories/limits.test.ts'];
 
 const FAST = [
   'test/unit/**/*.test.ts',
+  'test/cli/progress.test.ts',
   'test/guard/**/*.test.ts',
   'test/contract/openapi.test.ts',
   'test/contract/schemas.test.ts',

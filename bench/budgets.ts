@@ -10,6 +10,9 @@ export const BUDGETS = {
   loadRatio: 2,
   documentReadDollars: 1.5,
   growthRatio: 1.2,
+  /** Files: through the service / straight to the bucket, and the service's RSS growth (MB) while a file goes through. */
+  filesRatio: 0.9,
+  filesRssMb: 50,
 };
 
 type Verdict = 'met' | 'missed' | 'at the floor';
@@ -162,6 +165,29 @@ export function budgets(r: Results): Budget[] {
         `Soak: ${s.clients} clients, ${s.seconds} s of mixed reads and writes: no 5xx, invariants hold after`,
         `${s.serverErrors} 5xx in ${s.requests} answers (p99 ${f(s.p99, 1)} ms); ${s.violations.length} invariant violations`,
         s.serverErrors === 0 && s.violations.length === 0,
+      ),
+    );
+  }
+  if (r.files) {
+    const x = r.files;
+    list.push(
+      line(
+        `Upload of ${x.mib} MiB through the service's flow ≥ ${BUDGETS.filesRatio}× straight to the bucket`,
+        `${f(x.upload.ratio)}× (${f(x.upload.service, 0)} vs ${f(x.upload.direct, 0)} MB/s)`,
+        x.upload.ratio >= BUDGETS.filesRatio,
+        'the flow adds POST /uploads and a complete that reads the bytes back to check their SHA-256: §12',
+      ),
+      line(
+        `Download through GET /document/{id}/content's redirect ≥ ${BUDGETS.filesRatio}× a GetObject`,
+        `${f(x.download.ratio)}× (${f(x.download.service, 0)} vs ${f(x.download.direct, 0)} MB/s)`,
+        x.download.ratio >= BUDGETS.filesRatio,
+        '§12',
+      ),
+      line(
+        `The service's RSS while ${x.mib} MiB go through it ≤ +${BUDGETS.filesRssMb} MB`,
+        `+${f(x.rssGrowthMb.service, 0)} MB (straight to the emulator: +${f(x.rssGrowthMb.direct, 0)} MB)`,
+        x.rssGrowthMb.service <= BUDGETS.filesRssMb,
+        'the S3 emulator runs in the service process: §12',
       ),
     );
   }

@@ -7,7 +7,7 @@
  * the CPU a call measured here is scaled by 1,769 / memory, the wait for DynamoDB kept as
  * measured; Lambda bills whole milliseconds, and the init of a cold start too.
  */
-import { memorySizeOf } from '#lib/function-settings';
+import { memorySizeOf, memorySizes } from '#lib/function-settings';
 import type { CapacityRow, ColdStartRow, DurationRow } from './results';
 
 /**
@@ -25,10 +25,19 @@ export const prices = {
   /** DynamoDB on-demand, since the 50% reduction of 1 November 2024. */
   dynamodbReadPerMillionUnits: 0.125,
   dynamodbWritePerMillionUnits: 0.625,
+  /**
+   * S3 Standard: storage per GB-month (first 50 TB), PUT/COPY/POST/LIST per 1,000 requests (an
+   * UploadPart, CreateMultipartUpload and CompleteMultipartUpload are each one), GET per 1,000.
+   * Data transfer out to the internet is left out, as for the API.
+   */
+  s3PerGbMonth: 0.023,
+  s3PutPerThousand: 0.005,
+  s3GetPerThousand: 0.0004,
   sources: [
     'https://aws.amazon.com/api-gateway/pricing/',
     'https://aws.amazon.com/lambda/pricing/',
     'https://aws.amazon.com/dynamodb/pricing/on-demand/',
+    'https://aws.amazon.com/s3/pricing/',
   ],
 } as const;
 
@@ -110,4 +119,60 @@ export function memoryChoices(durations: DurationRow[], coldStart: ColdStartRow[
     return { functions: mine.length, sizes, mb, configured: memorySizeOf(mine[0]?.route ?? '') };
   };
   return { read: choose('read'), write: choose('write') };
+}
+
+/** Dollars per file operation: the API calls (priced as above), the Lambda time checking the bytes, the bucket's requests. */
+export interface FileCostRow {
+  operation: string;
+  /** The API calls it makes (`n × ` when more than one). */
+  calls: string;
+  api: number;
+  /** Seconds of Lambda reading the bytes back to hash them, and their dollars. */
+  checkSeconds: number;
+  check: number;
+  s3: number;
+  total: number;
+}
+
+/**
+ * An upload of `bytes` in parts of `partSize`: POST /uploads, POST /uploads/{id}/parts for each
+ * 100 parts past the first 100, POST /uploads/{id}/complete; in the bucket one PutObject (one
+ * part) or a multipart upload (create, one PUT per part, complete), and one GET of the object (the service reads the bytes
+ * back to check their SHA-256), that reading priced as Lambda time from the complete the files
+ * scenario measured, per byte, all of it as CPU at the write functions' share of a vCPU.
+ * A download: GET /document/{id}/content and the GET of its URL. An endpoint the cost scenario
+ * has not measured is priced as the costliest one of its kind it has (`standIns` says which).
+ */
+export function fileCosts(cost: CostRow[], files: { partSize: number; mib: number; completeSeconds: number }) {
+  const standIns = new Map<string, string>();
+  const dollars = (endpoint: string) => {
+    const kind = cost.filter((c) => c.endpoint.startsWith('GET ') === endpoint.startsWith('GET '));
+    const row = cost.find((c) => c.endpoint === endpoint) ?? kind.reduce((a, b) => (b.total > a.total ? b : a));
+    if (row.endpoint !== endpoint) standIns.set(endpoint, row.endpoint);
+    return row.total / 1e6;
+  };
+  const row = (operation: string, calls: [string, number][], s3: number, checkSeconds = 0): FileCostRow => {
+    const api = calls.reduce((total, [endpoint, n]) => total + n * dollars(endpoint), 0);
+    const check = lambdaDollars(memorySizes.write, checkSeconds * 1000) / 1e6;
+    const names = calls.filter(([, n]) => n > 0).map(([endpoint, n]) => (n > 1 ? `${n} × ${endpoint}` : endpoint));
+    return { operation, calls: names.join(', '), api, checkSeconds, check, s3, total: api + check + s3 };
+  };
+  const upload = (operation: string, bytes: number) => {
+    const parts = Math.max(1, Math.ceil(bytes / files.partSize));
+    const puts = parts === 1 ? 1 : parts + 2; // one part: a PutObject; more: create, the parts, complete
+    const s3 = (puts * prices.s3PutPerThousand + prices.s3GetPerThousand) / 1000;
+    const checkSeconds = ((files.completeSeconds * bytes) / (files.mib * 1024 ** 2)) * Math.max(1, MB_PER_VCPU / memorySizes.write);
+    const calls: [string, number][] = [
+      ['POST /uploads', 1],
+      ['POST /uploads/{id}/parts', Math.ceil(Math.max(0, parts - 100) / 100)],
+      ['POST /uploads/{id}/complete', 1],
+    ];
+    return row(operation, calls, s3, checkSeconds);
+  };
+  const rows = [
+    upload('uploads of one part (1 MiB)', 1024 ** 2),
+    upload('uploads of 1 GiB', 1024 ** 3),
+    row('downloads', [['GET /document/{id}/content', 1]], prices.s3GetPerThousand / 1000),
+  ];
+  return { rows, standIns: [...standIns].map(([endpoint, as]) => `${endpoint} as ${as}`) };
 }

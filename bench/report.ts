@@ -7,10 +7,12 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
+import { VERIFY_INLINE_BYTES } from '#core/use-cases/uploads';
+import { memorySizes, timeoutSeconds } from '#lib/function-settings';
 import { budgets } from './budgets';
-import { type CostRow, costs, MB_PER_VCPU, MEMORY_MODEL, memoryChoices, prices, READ_FLOOR } from './cost-model';
+import { type CostRow, costs, fileCosts, MB_PER_VCPU, MEMORY_MODEL, memoryChoices, prices, READ_FLOOR } from './cost-model';
 import { f, kb, table, usd } from './markdown';
-import { type CapacityRow, type ConflictsResult, EMPTY, type Latency, PROFILED, type Results } from './results';
+import { type CapacityRow, type ConflictsResult, EMPTY, type FilesResult, type Latency, PROFILED, type Results } from './results';
 
 const n = (value: number) => value.toLocaleString('en');
 const latency = (l: Latency) => [f(l.rps, 0), f(l.p50), f(l.p99)];
@@ -113,6 +115,76 @@ ${Object.entries(r.sides)
   })
   .join('\n\n')}
 `;
+
+/** The service's upload rate without its complete, median over the rounds (MB/s). */
+const withoutComplete = (r: FilesResult) => {
+  const rates = r.rounds.map((x) => (r.mib * 1024 ** 2) / ((r.mib * 1024 ** 2) / (x.upload.service * 1e6) - x.completeSeconds) / 1e6);
+  return [...rates].sort((a, b) => a - b)[Math.floor(rates.length / 2)]!;
+};
+const VERIFY_INLINE_MIB = VERIFY_INLINE_BYTES / 1024 ** 2;
+
+function filesSection(r: FilesResult, cost: CostRow[]): string {
+  const files = fileCosts(cost, r);
+  const tooLong = files.rows.find((row) => row.checkSeconds > timeoutSeconds);
+  return `## 12. Files
+
+A file of ${n(r.mib)} MiB (generated as it is sent) in ${r.partCount} parts of ${f(r.partSize / 1024 ** 2, 0)} MiB, ${r.parallel} at a time: through the service's flow
+(POST /uploads, the parts to their presigned URLs, complete until the Document: what \`npm run upload\` does) and straight to the same S3
+emulator as a multipart upload with its root credentials; then GET /document/{id}/content and its redirect against a GetObject of
+the same object (\`bench/scenarios/files.ts\`). MB/s are 10^6 bytes a second. RSS: the service process's peak growth during the upload
+(it runs the S3 emulator too, so the direct side shows the emulator's own share).
+
+${table(
+  [
+    'Round',
+    'upload via service',
+    'of which complete (s)',
+    'upload direct',
+    'ratio',
+    'download via redirect',
+    'GetObject',
+    'ratio',
+    'RSS + MB (service / direct)',
+  ],
+  r.rounds.map((x, i) => [
+    i + 1,
+    f(x.upload.service, 0),
+    f(x.completeSeconds, 1),
+    f(x.upload.direct, 0),
+    f(x.upload.service / x.upload.direct),
+    f(x.download.service, 0),
+    f(x.download.direct, 0),
+    f(x.download.service / x.download.direct),
+    `${f(x.rssMb.service, 0)} / ${f(x.rssMb.direct, 0)}`,
+  ]),
+)}
+
+Medians: upload **${f(r.upload.service, 0)} vs ${f(r.upload.direct, 0)} MB/s, ratio ${f(r.upload.ratio)}**, download **${f(r.download.service, 0)} vs ${f(r.download.direct, 0)} MB/s,
+ratio ${f(r.download.ratio)}** (a ratio is the median of the rounds' ratios: both sides of a round met the same load); RSS growth at most **+${f(r.rssGrowthMb.service, 0)} MB** (direct: +${f(r.rssGrowthMb.direct, 0)} MB). "Complete" is
+POST /uploads/{id}/complete until it answered the Document (median ${f(r.completeSeconds, 1)} s): the bucket joins the parts, then the service reads
+the whole object back to check its SHA-256 (S3 keeps no SHA-256 of a multipart object); over ${VERIFY_INLINE_MIB} MiB it answers 202 and the client asks
+again after \`Retry-After\`. The service's parts alone went at ${f(withoutComplete(r), 0)} MB/s (median; the direct side's time includes its own join).
+
+**Cost on AWS** (\`fileCosts\` in \`bench/cost-model.ts\`): the API calls as §5 prices them, the Lambda time of reading the bytes back to
+check their SHA-256 (the complete measured here, per byte, at the write functions' share of a vCPU), and S3 Standard's requests at
+$${prices.s3PutPerThousand} per 1,000 PUT/POST and $${prices.s3GetPerThousand} per 1,000 GET (one part: a PutObject; more: create, a PUT per part, complete;
+one GET to check); data transfer left out.
+
+${table(
+  ['Dollars per million', 'API calls', 'API', 'Lambda checking', 'S3 requests', 'Total'],
+  files.rows.map((c) => [
+    c.operation,
+    c.calls,
+    usd(c.api * 1e6),
+    c.checkSeconds ? `${usd(c.check * 1e6)} (${f(c.checkSeconds, 2)} s each)` : '—',
+    usd(c.s3 * 1e6),
+    `**${usd(c.total * 1e6)}**`,
+  ]),
+)}
+${files.standIns.length ? `\nNot measured by the cost scenario yet, so priced as the costliest measured endpoint of their kind: ${files.standIns.join(', ')}.\n` : ''}
+${tooLong ? `**Checking 1 GiB in one function would take ${f(tooLong.checkSeconds, 0)} s at ${memorySizes.write} MB, more than its ${timeoutSeconds} s timeout** (Lambda allows 900 s at most).\n\n` : ''}Storage: **$${prices.s3PerGbMonth} per GB-month** of every kept version (revisions and the trash included).
+`;
+}
 
 function resultsMarkdown(r: Results, cost: CostRow[], list: ReturnType<typeof budgets>): string {
   const profiled = r.throughput.find((row) => row.ratios)!;
@@ -299,6 +371,7 @@ Answers by status: ${Object.entries(soak.statuses)
 `);
   }
   if (r.conflicts) sections.push(conflictsSection(r.conflicts));
+  if (r.files) sections.push(filesSection(r.files, cost));
   return sections.join('\n');
 }
 

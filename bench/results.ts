@@ -119,6 +119,22 @@ export type ConflictsOutcome = {
 /** sides: side → workload → the rounds' sums (counts) and medians (latencies). */
 export type ConflictsResult = { commit: string; rounds: number; bursts: number; sides: Record<string, Record<string, ConflictsOutcome>> };
 
+/** MB/s (10^6 bytes a second) through the service's flow and straight to the S3 emulator (medians); ratio: the median of the rounds' service / direct. */
+type FilesSides = { service: number; direct: number };
+export interface FilesResult {
+  mib: number;
+  parallel: number;
+  partSize: number;
+  partCount: number;
+  rounds: { upload: FilesSides; download: FilesSides; rssMb: FilesSides; completeSeconds: number }[];
+  upload: FilesSides & { ratio: number };
+  download: FilesSides & { ratio: number };
+  /** POST /uploads/{id}/complete until the Document (the service checking the bytes), median seconds. */
+  completeSeconds: number;
+  /** The service process's peak RSS growth during an upload, the largest of the rounds, MB. */
+  rssGrowthMb: FilesSides;
+}
+
 export interface Results {
   /** Length of each measured run, and of the whole bench. */
   seconds: number;
@@ -133,6 +149,7 @@ export interface Results {
   lifecycle?: LifecycleResult;
   soak?: SoakResult;
   conflicts?: ConflictsResult;
+  files?: FilesResult;
 }
 
 /** The read the budgets single out, and the concurrency its throughput budget is measured at. */

@@ -64,6 +64,18 @@ const handlers = {
   },
   /** The prepared store call in a closed loop. */
   storeLoad: (concurrency: number, seconds: number) => closedLoop(next, concurrency, seconds),
+  /** The file bucket in the S3 emulator, with the emulator's root credentials (the files scenario's direct side). */
+  bucket: () => {
+    const { endpoint, bucket, region, credentials } = service!.s3;
+    return {
+      endpoint,
+      bucket,
+      region,
+      credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
+    };
+  },
+  /** This process's resident set size, bytes. */
+  rss: () => process.memoryUsage().rss,
   async stop() {
     await service?.stop();
     await rm(dataDir, { recursive: true, force: true });
