@@ -9,18 +9,7 @@
  * ../use-cases/trash.ts; restoring a revision: ../use-cases/revisions.ts.
  */
 import { createHash } from 'node:crypto';
-import {
-  ConditionFailed,
-  check,
-  deleteItems,
-  getItems,
-  type Item,
-  optimistically,
-  put,
-  remove,
-  type TransactItem,
-  transactWrite,
-} from '../db/client';
+import { ConditionFailed, check, getItems, type Item, optimistically, put, remove, type TransactItem, transactWrite } from '../db/client';
 import { allOf, itemExists, itemIsAbsent } from '../db/conditions';
 import { queryPage } from '../db/queries';
 import { conflict, notFound } from '../errors';
@@ -41,7 +30,6 @@ import {
   folderKey,
   ITEM_SORT_KEY,
   type Key,
-  keyOf,
   usageKey,
 } from './keys';
 import { firstVersion, resourceOf } from './resource-of';

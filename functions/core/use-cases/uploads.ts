@@ -22,6 +22,7 @@ import {
   PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import type * as z from 'zod/mini';
 import { bucketName, fileKeyPrefix, presignedUrl, s3 } from '../bucket';
 import { ConditionFailed, check, transactWrite } from '../db/client';
 import {
@@ -34,7 +35,6 @@ import {
   problems,
   problemTypePrefix,
 } from '../errors';
-
 import { PART_URLS_PER_REQUEST, partLength, partPlan } from '../files/parts';
 import { newDocumentId, now } from '../ids';
 import { ExtraStepFailed, type FileVersion, fitsQuota, readVersionTarget, type VersionTarget, writeFileVersion } from '../items/document';
@@ -57,7 +57,7 @@ import { addUsageStep, quotaExceeded, quotaReached, releaseUsageStep, USAGE_STEP
 import { uploadLifetimeMs } from '../limits';
 import { logger } from '../logger';
 import { recordMetric } from '../metrics';
-import { DEFAULT_FILE_CONTENT_TYPE } from '../requests';
+import { DEFAULT_FILE_CONTENT_TYPE, type startUploadBody } from '../requests';
 import type { Caller, Document, Upload } from '../resources';
 
 /** A presigned URL for a part lives at most this long (and never past the upload's expiry). */
@@ -72,16 +72,8 @@ export const VERIFY_RETRY_SECONDS = 2;
 /** The statuses from which an upload may still complete, fail or be cancelled. */
 const OPEN_STATUSES = ['open', 'verifying'] as const;
 
-export interface StartUpload {
-  folderId?: string;
-  name?: string;
-  id?: string;
-  documentId?: string;
-  version?: number;
-  size: number;
-  contentType?: string;
-  sha256?: string;
-}
+/** POST /uploads's body, as validated (a new document, or a new version of one). */
+export type StartUpload = z.output<typeof startUploadBody>;
 
 /** What `complete` answers: the Document made, or the upload while it is being verified (202). */
 export type Completion = { document: Document } | { verifying: Upload };
