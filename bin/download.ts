@@ -7,12 +7,12 @@
 import { parseArgs } from 'node:util';
 import { filesApiFromEnvironment, UsageError } from '#lib/files-client/api';
 import { downloadDocument } from '#lib/files-client/download';
-import { runTool } from '#lib/files-client/tool';
+import { positionalsLast, runTool } from '#lib/files-client/tool';
 
 const USAGE = 'Usage: npm run download -- <documentId> [file]';
 
 await runTool('download', USAGE, async () => {
-  const { positionals } = parseArgs({ allowPositionals: true, options: {} });
+  const { positionals } = parseArgs({ args: positionalsLast(process.argv.slice(2), []), allowPositionals: true, options: {} });
   if (positionals.length < 1 || positionals.length > 2) throw new UsageError(USAGE);
   const api = filesApiFromEnvironment();
   const { file, document } = await downloadDocument({

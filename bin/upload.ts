@@ -9,7 +9,7 @@
 import { basename, extname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { filesApiFromEnvironment, UsageError } from '#lib/files-client/api';
-import { runTool } from '#lib/files-client/tool';
+import { positionalsLast, runTool } from '#lib/files-client/tool';
 import { type UploadTarget, uploadFile } from '#lib/files-client/upload';
 
 const USAGE = `Usage: npm run upload -- <folderId> <file> [--name <name>] [--type <contentType>] [--parallel <1-16>]
@@ -36,6 +36,7 @@ const TYPES: Record<string, string> = {
 
 await runTool('upload', USAGE, async () => {
   const { positionals, values } = parseArgs({
+    args: positionalsLast(process.argv.slice(2), ['name', 'document', 'type', 'parallel']),
     allowPositionals: true,
     options: {
       name: { type: 'string' },

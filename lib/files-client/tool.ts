@@ -21,3 +21,25 @@ export async function runTool(name: string, usage: string, run: () => Promise<vo
     process.exit(1);
   }
 }
+
+/**
+ * The command line with every argument that is not an option after a `--`: ids are URL-safe and
+ * may begin with `-` (`-9xQ…`), which parseArgs would take for an unknown option. `valued`: the
+ * options that take a value (the token after each is theirs).
+ */
+export function positionalsLast(argv: readonly string[], valued: readonly string[]): string[] {
+  const options: string[] = [];
+  const positionals: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!token.startsWith('--')) positionals.push(token);
+    // `--name=value`: a value that begins with `-` is then not taken for an option either.
+    else if (valued.includes(token.slice(2)) && !token.includes('=') && i + 1 < argv.length) options.push(`${token}=${argv[++i]}`);
+    else options.push(token);
+  }
+  return [...options, '--', ...positionals];
+}

@@ -128,7 +128,7 @@ const S3_NAMESPACE = 'http://s3.amazonaws.com/doc/2006-03-01/';
 
 /** The functions of the route table, by name (read afresh: tests plant grants). */
 function declaredGrants(name: string): readonly S3Action[] | undefined {
-  const fn = allFunctions.find((f) => f.name === name);
+  const fn = allFunctions().find((f) => f.name === name);
   return fn ? s3ActionsOf(fn as { s3?: readonly S3Action[] }) : undefined;
 }
 

@@ -97,7 +97,7 @@ export class RouteFunction extends Construct {
       // cdk-nag names each wildcard resource in the finding's id: the bucket by its logical id.
       const bucketId = Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnBucket);
       Validations.of(role).acknowledge({
-        id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
         reason: `Object keys are made at run time (one per document version), so the grant is on the file prefix (${prefix}*), the narrowest resource that holds them, and only for the S3 actions the route declares.`,
       });
     }

@@ -14,7 +14,7 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fallbackRoute, routes, sweeperFunction, workerFunction } from '#functions/routes';
+import { allFunctions, finaliserFunction, routes, sweeperFunction, workerFunction } from '#functions/routes';
 import { bundleHandler, projectRoot } from '#lib/bundling';
 import { localClient } from '#lib/local/dynamodb-local';
 import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
@@ -94,7 +94,7 @@ async function invokeBundle(name: string, event: unknown, what = name): Promise<
   // As the stack gives it: the bucket's name to a function whose route declares S3 actions. One key signs for both
   // services in a bundle (the environment's), and DynamoDB Local takes only letters and digits: the emulator's own
   // key, not the function's (the local runtime holds functions to their grants: test/local/permissions.test.ts).
-  const declaresS3 = (routes.find((route) => route.name === name)?.s3 ?? []).length > 0;
+  const declaresS3 = ((allFunctions().find((fn) => fn.name === name) as { s3?: readonly string[] } | undefined)?.s3 ?? []).length > 0;
   const s3Env = declaresS3 && bucket ? { BUCKET_NAME: bucket.bucket, S3_ENDPOINT: bucket.endpoint, ...keyEnv(bucket.credentials) } : {};
   try {
     await run(process.execPath, ['--input-type=module', '-e', INVOKE, bundle, eventFile, resultFile], {
@@ -132,7 +132,7 @@ beforeAll(async () => {
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
   await Promise.all(
-    [...routes, fallbackRoute, workerFunction, sweeperFunction].map(async (route) => {
+    allFunctions().map(async (route) => {
       const outdir = join(workdir, route.name);
       bundles.set(route.name, await bundleHandler(route.handler, outdir));
       // As the stack's afterBundling hook does: the files a route reads go beside its bundle.
@@ -277,6 +277,34 @@ describe('every deployed bundle answers a real request', () => {
     expect(revision).toMatchObject({ status: 200, body: 'héllo' });
   });
 
+  it('uploads a file through the bundled upload handlers, finished by the bundled finaliser on the Object Created event', async () => {
+    const repo = await invoke('POST', '/', { body: { name: 'Uploaded', description: '' } });
+    const folderId = repo.body.rootFolderId;
+    const bytes = Buffer.from('%PDF-1.7 bundled');
+    const started = await invoke('POST', '/uploads', {
+      body: { folderId, name: 'scan.pdf', size: bytes.length, contentType: 'application/pdf' },
+    });
+    expect(started).toMatchObject({ status: 201, body: { partCount: 1, status: 'open' } });
+    expect((await fetch(started.body.parts[0].url, { method: 'PUT', body: bytes })).status).toBe(200);
+    expect((await invoke('GET', `/uploads/${started.body.id}`)).body).toMatchObject({ received: [{ number: 1, size: bytes.length }] });
+    expect((await invoke('POST', `/uploads/${started.body.id}/parts`, { body: { numbers: [1] } })).status).toBe(200);
+    const key = `files/${repo.body.id}/${started.body.documentId}/${started.body.id}`;
+    await invokeBundle(finaliserFunction.name, {
+      'detail-type': 'Object Created',
+      source: 'aws.s3',
+      detail: { bucket: { name: bucket?.bucket }, object: { key, size: bytes.length } },
+    });
+    expect((await invoke('GET', `/document/${started.body.documentId}`)).body).toMatchObject({
+      storage: 'file',
+      size: bytes.length,
+      version: 1,
+    });
+    const completed = await invoke('POST', `/uploads/${started.body.id}/complete`);
+    expect(completed).toMatchObject({ status: 200, body: { id: started.body.documentId, version: 1 } });
+    const other = await invoke('POST', '/uploads', { body: { folderId, name: 'never.bin', size: 3 } });
+    expect((await invoke('DELETE', `/uploads/${other.body.id}`)).status).toBe(204);
+  });
+
   it('renames, moves and deletes through the bundled life-cycle handlers, with the trash', async () => {
     const repo = await invoke('POST', '/', { body: { name: 'Lived in by a bundle' } });
     const renamed = await invoke('PUT', `/${repo.body.id}`, { body: { name: 'Renamed by a bundle' }, headers: { 'if-match': '"1"' } });
@@ -303,7 +331,11 @@ describe('every deployed bundle answers a real request', () => {
     expect((await invoke('GET', `/${repo.body.id}`)).status).toBe(404);
   });
 
-  it('has exercised every route of the route table, the worker and the sweeper', () => {
-    expect([...invoked].sort()).toEqual([...routes, fallbackRoute, workerFunction, sweeperFunction].map((r) => r.name).sort());
+  it('has exercised every route of the route table, the worker, the sweeper and the finaliser', () => {
+    expect([...invoked].sort()).toEqual(
+      allFunctions()
+        .map((r) => r.name)
+        .sort(),
+    );
   });
 });

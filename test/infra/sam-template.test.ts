@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fallbackRoute, routes, sweeperFunction, workerFunction } from '#functions/routes';
+import { fallbackRoute, finaliserFunction, routes, sweeperFunction, workerFunction } from '#functions/routes';
 import { projectRoot } from '#lib/bundling';
 import { type EnvVars, readTemplate, SAM_LOCAL_VARIABLES, type SamTemplate, samEnvironment } from '#lib/local/sam/template';
 import { buildApp, projectContext } from '#lib/stack/app';
@@ -46,7 +46,7 @@ describe('the deployed template', () => {
   it('gives no function AWS_SAM_LOCAL, nor any variable that exists only locally', () => {
     for (const { env, json } of deployed) {
       const fns = functionsOf(json);
-      expect(fns.length, env).toBe(routes.length + 3);
+      expect(fns.length, env).toBe(routes.length + 4);
       for (const [id, fn] of fns) {
         const names = Object.keys(fn.Properties.Environment?.Variables ?? {});
         expect(names, `${env} ${id}`).not.toContain('AWS_SAM_LOCAL');
@@ -78,13 +78,19 @@ describe('the sam local template (-c samLocal=true)', () => {
 
   it('gives every function its code folder (aws:asset:path) and an index.handler on a Node.js runtime', () => {
     // readTemplate leaves out a function without aws:asset:path.
-    expect(local.sam.functions.size).toBe(routes.length + 3);
+    expect(local.sam.functions.size).toBe(routes.length + 4);
     for (const fn of local.sam.functions.values()) {
       expect(fn.codeDir, fn.logicalId).not.toBe('');
       expect(fn.handler, fn.logicalId).toBe('index.handler');
       expect(fn.runtime, fn.logicalId).toMatch(/^nodejs\d+\.x$/);
     }
-    const names = [...routes.map((r) => r.name), fallbackRoute.name, workerFunction.name, `Worker${sweeperFunction.name}`];
+    const names = [
+      ...routes.map((r) => r.name),
+      fallbackRoute.name,
+      workerFunction.name,
+      `Worker${sweeperFunction.name}`,
+      finaliserFunction.name,
+    ];
     for (const name of names)
       expect(
         [...local.sam.functions.keys()].filter((id) => id.startsWith(`${name}Function`)),

@@ -77,8 +77,8 @@ const functions = () => Object.entries(template().Resources).filter(([, r]) => r
 describe('npx cdk synth -c env=dev', () => {
   it('writes the template with no cdk-nag finding left', () => {
     expect(synthOutput).not.toMatch(/AwsSolutions-/);
-    // Every route, the $default fallback, the background worker and its sweeper.
-    expect(functions()).toHaveLength(routes.length + 3);
+    // Every route, the $default fallback, the background worker and its sweeper, the upload finaliser.
+    expect(functions()).toHaveLength(routes.length + 4);
   });
 
   it('bundles every function as an ESM index.mjs beside the template, where SAM finds it', () => {

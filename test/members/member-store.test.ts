@@ -125,6 +125,6 @@ describe('GET /{id}/members reads', () => {
         ExpressionAttributeValues: { ':pk': `REPO#${repository.id}` },
       }),
     );
-    expect(Items!.map((item) => item.SK)).toEqual([`M#${owner.userId}`, 'REPO']);
+    expect(Items!.map((item) => item.SK)).toEqual([`M#${owner.userId}`, 'REPO', 'USAGE']);
   });
 });
