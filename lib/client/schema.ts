@@ -2697,8 +2697,8 @@ export interface operations {
             /** @description The bytes are being verified: repeat the request after `Retry-After` seconds. */
             202: {
                 headers: {
-                    /** @description Seconds to wait before asking again. */
-                    "Retry-After"?: number;
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -348,7 +348,7 @@ function acceptedResponse(success: JsonSuccess): Json {
   const { accepted } = success;
   return {
     description: accepted!.description,
-    headers: { 'Retry-After': { description: 'Seconds to wait before asking again.', schema: { type: 'integer', minimum: 1 } } },
+    headers: { 'Cache-Control': header('CacheControl'), 'Retry-After': header('RetryAfter') },
     content: { 'application/json': { schema: schemaRef(accepted!.body) } },
   };
 }

@@ -56,6 +56,8 @@ function requiredOf(route: Route): Set<number> {
   const required = new Set([
     operation.success.status,
     ...('created' in operation.success && operation.success.created ? [201] : []),
+    // An upload's completion while a large file is verified.
+    ...('accepted' in operation.success && operation.success.accepted ? [202] : []),
     // A content route's 302 to a file in the bucket.
     ...('redirect' in operation.success ? [302] : []),
     ...Object.keys(operation.errors ?? {}).map((kind) => problems[kind as keyof typeof problems].status),

@@ -153,6 +153,7 @@ describe('a file in two parts', () => {
     // Repeats answer the same Document.
     expect(ensure(await complete(owner.api, started.id), 200).body as Document).toEqual(document);
     expect((ensure(await get(owner.api, started.id), 200).body as Upload).status).toBe('completed');
+    expectProblem(await owner.api.delete(`/uploads/${started.id}`), 409, upload('upload-closed'));
 
     const read = ensure(await owner.api.get(`/document/${document.id}`), 200).body as Document;
     expect(read).toMatchObject({ storage: 'file', size: file.length });
@@ -176,6 +177,28 @@ describe('a file in two parts', () => {
     expect(changes.items.filter((c) => c.id === started.documentId)).toEqual([
       expect.objectContaining({ type: 'created', id: started.documentId }),
     ]);
+  });
+});
+
+describe('a file too large to verify in the request', () => {
+  it('answers 202 with Retry-After while the finaliser verifies it, then the Document', async () => {
+    process.env.UPLOAD_VERIFY_INLINE_BYTES = String(1024 * 1024);
+    try {
+      const folder = await newFolder(owner.api, repo.rootFolderId);
+      const file = bytes(PART + 3, 9);
+      const started = await begin(owner.api, { folderId: folder.id, name: 'large.bin', size: file.length, sha256: sha256(file) });
+      await Promise.all([put(started.parts![0]!.url, file.subarray(0, PART)), put(started.parts![1]!.url, file.subarray(PART))]);
+      const verifying = await complete(owner.api, started.id);
+      expect(verifying.status, verifying.text).toBe(202);
+      expect(Number(verifying.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(verifying.body).toMatchObject({ id: started.id, status: 'verifying' });
+      // The finaliser, fed by the bucket's event for the joined object, verifies and completes it.
+      await svc.worker.settled();
+      const done = ensure(await complete(owner.api, started.id), 200).body as Document;
+      expect(done).toMatchObject({ id: started.documentId, size: file.length, sha256: sha256(file), version: 1 });
+    } finally {
+      delete process.env.UPLOAD_VERIFY_INLINE_BYTES;
+    }
   });
 });
 
@@ -252,6 +275,7 @@ describe('cancelling', () => {
     expect((await owner.api.delete(`/uploads/${started.id}`)).status).toBe(204);
     expect((ensure(await get(owner.api, started.id), 200).body as Upload).status).toBe('cancelled');
     expectProblem(await complete(owner.api, started.id), 409, upload('upload-closed'));
+    expectProblem(await owner.api.post(`/uploads/${started.id}/parts`, { numbers: [1] }), 409, upload('upload-closed'));
     // The multipart upload is aborted: a part sent now has nowhere to go.
     expect((await put(started.parts![1]!.url, bytes(1))).status).toBe(404);
     expect((await owner.api.delete(`/uploads/${started.id}`)).status).toBe(204);
@@ -329,6 +353,8 @@ describe('expiry', () => {
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     expectProblem(await get(owner.api, started.id), 410, upload('upload-expired'));
     expectProblem(await complete(owner.api, started.id), 410, upload('upload-expired'));
+    expectProblem(await owner.api.post(`/uploads/${started.id}/parts`, { numbers: [2] }), 410, upload('upload-expired'));
+    expectProblem(await owner.api.delete(`/uploads/${started.id}`), 410, upload('upload-expired'));
     const began = Date.now();
     await sweepNow({ graceSeconds: 0 });
     expect(Date.now() - began).toBeLessThan(30_000);

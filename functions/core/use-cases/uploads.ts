@@ -67,6 +67,11 @@ const PART_URL_SECONDS = 60 * 60;
  * answers the Document; larger ones answer 202 while the finaliser verifies them.
  */
 export const VERIFY_INLINE_BYTES = 256 * 1024 * 1024;
+/** VERIFY_INLINE_BYTES; tests only (where vitest runs) may lower it with UPLOAD_VERIFY_INLINE_BYTES, to see a 202 without a big file. */
+function verifyInlineBytes(): number {
+  const raw = process.env.UPLOAD_VERIFY_INLINE_BYTES;
+  return raw && process.env.VITEST ? Number(raw) : VERIFY_INLINE_BYTES;
+}
 /** What a 202 tells the client to wait before asking again. */
 export const VERIFY_RETRY_SECONDS = 2;
 /** The statuses from which an upload may still complete, fail or be cancelled. */
@@ -251,7 +256,7 @@ export async function finaliseObject(objectKey: string): Promise<void> {
   // Bytes that arrived after the upload was cancelled, failed or expired never make a version: they go.
   if (upload.status !== 'open' && upload.status !== 'verifying') return deleteBytes(upload);
   // The parts were joined by a `complete` that verifies a file this small itself (or the sweeper, if it died).
-  if (upload.status === 'verifying' && upload.size <= VERIFY_INLINE_BYTES) return;
+  if (upload.status === 'verifying' && upload.size <= verifyInlineBytes()) return;
   await finishUpload(upload, { verifyLarge: true });
 }
 
@@ -284,7 +289,7 @@ export async function finishUpload(upload: StoredUpload, options: { verifyLarge:
       throw expired(upload);
   }
   if (isPastExpiry(upload)) throw expired(upload);
-  const large = upload.size > VERIFY_INLINE_BYTES && !options.verifyLarge;
+  const large = upload.size > verifyInlineBytes() && !options.verifyLarge;
   if (upload.status === 'verifying' && large) return { verifying: uploadResource(upload) };
 
   const assembled = await assemble(upload);
