@@ -295,6 +295,22 @@ describe('who sees an upload', () => {
 
   it('cannot be started by a stranger to the repository (404) or a viewer (403)', async () => {
     expectProblem(await start(other.api, { folderId: repo.rootFolderId, name: 'x', size: 1 }), 404);
+    const shared = await newRepository(owner.api);
+    ensure(await owner.api.put(`/${shared.id}/members/${encodeURIComponent(other.sub)}`, { role: 'viewer' }), 201);
+    expectProblem(await start(other.api, { folderId: shared.rootFolderId, name: 'x', size: 1 }), 403);
+  });
+
+  it('completes only while its author may still write: demoted to viewer, 403, and the upload fails', async () => {
+    const shared = await newRepository(owner.api);
+    const member = (role: string) => owner.api.put(`/${shared.id}/members/${encodeURIComponent(other.sub)}`, { role });
+    ensure(await member('editor'), 201);
+    const started = await begin(other.api, { folderId: shared.rootFolderId, name: 'late.bin', size: PART + 1 });
+    await Promise.all([put(started.parts![0]!.url, bytes(PART)), put(started.parts![1]!.url, bytes(1))]);
+    ensure(await member('viewer'), 200);
+    expectProblem(await complete(other.api, started.id), 403);
+    expect(ensure(await get(other.api, started.id), 200).body as Upload).toMatchObject({ status: 'failed', problem: { status: 403 } });
+    expect(await objectExists(objectKeyOf(started))).toBe(false);
+    expectProblem(await owner.api.get(`/document/${started.documentId}`), 404);
   });
 });
 
