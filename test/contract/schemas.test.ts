@@ -84,9 +84,12 @@ describe('request schemas in openapi.json', () => {
             ? fc.oneof(
                 ...jsonSchema.oneOf.map((branch) => {
                   const excluded = (branch.not?.anyOf ?? []).flatMap((b) => b.required);
+                  const needed = [...(jsonSchema.required ?? []), ...branch.required];
                   return fc.oneof(
+                    // Only what the kind needs, each value a likely one: mostly valid.
+                    { weight: 4, arbitrary: fc.record(Object.fromEntries(needed.map((field) => [field, likely[kindOf(field)]!]))) },
                     {
-                      weight: 4,
+                      weight: 12,
                       arbitrary: bodies(
                         properties.filter((p) => !excluded.includes(p)),
                         [...(jsonSchema.required ?? []), ...branch.required],
