@@ -22,7 +22,8 @@ let repo: Repository;
 
 beforeAll(async () => {
   database = await startDynamoDbLocal({});
-  svc = await startTestService({ dynamodbEndpoint: database.endpoint });
+  // No sweep index: DynamoDB Local's TTL deletes nothing from a table with one (lib/local/service.ts, sweepIndex).
+  svc = await startTestService({ dynamodbEndpoint: database.endpoint, sweepIndex: false });
   owner = await newUser(svc);
   repo = await newRepository(owner.api);
 }, 60_000);
@@ -58,11 +59,9 @@ it('purges an item when DynamoDB’s TTL removes its trash record, and leaves on
   ensure(await owner.api.post(`/${repo.id}/trash/${restored.id}/restore`, {}), 200);
 
   const trash = async () => ensure(await owner.api.get(`/${repo.id}/trash`), 200).body.items as { id: string }[];
-  // A sweep of this table takes a few pages of 20 items, 10 s apart: 15-30 s alone. In the full
-  // suite this file runs beside the bundling synth, whose esbuild runs take the cores for minutes,
-  // and DynamoDB Local's TTL thread then waits its turn: up to 280 s (a hang, not a budget).
+  // A sweep of this table takes a few pages of 20 items, 10 s apart.
   const began = Date.now();
-  while ((await trash()).length > 0 && Date.now() < began + 280_000) await new Promise((r) => setTimeout(r, 1_000));
+  while ((await trash()).length > 0 && Date.now() < began + 150_000) await new Promise((r) => setTimeout(r, 250));
   expect(await trash()).toEqual([]);
   console.log(`[stats] trash records expired by DynamoDB Local's TTL after ${Date.now() - began} ms`);
   await svc.worker.settled();
@@ -81,4 +80,4 @@ it('purges an item when DynamoDB’s TTL removes its trash record, and leaves on
       [folder.id, 'documents-service'],
     ].sort(),
   );
-}, 330_000);
+}, 200_000);
