@@ -28,21 +28,7 @@ const MiB = 1024 * 1024;
 const PART = 8 * MiB;
 const upload = (type: string) => `urn:problem-type:documents:${type}`;
 
-interface Upload {
-  id: string;
-  documentId: string;
-  repositoryId: string;
-  folderId: string;
-  name: string;
-  size: number;
-  partSize: number;
-  partCount: number;
-  status: string;
-  parts?: { number: number; url: string; expiresAt: string }[];
-  received?: { number: number; size: number }[];
-  problem?: { type: string; status: number };
-  expiresAt: string;
-}
+type Upload = import('#core/resources').Upload;
 
 let svc: TestService;
 let owner: User;
