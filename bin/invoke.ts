@@ -3,8 +3,8 @@
  * runs one function as `sam local invoke -t cdk.out/<Stack>.template.json` does (lib/local/sam/):
  * the template of `-c env=<env> -c samLocal=true` (synthesized first when missing or older than
  * the code; or the template given, as it is), the function's bundle in a process of its own with the environment SAM would give it
- * and env.json applied as SAM applies it, against the DynamoDB Local of `npm start` on DATA_DIR
- * (default .data) or one of its own there. The function's logs go to stderr, its result to stdout.
+ * and env.json applied as SAM applies it, against the DynamoDB Local and S3 emulator of `npm start` on DATA_DIR
+ * (default .data) or its own there. The function's logs go to stderr, its result to stdout.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -44,7 +44,7 @@ try {
   }
   const envVars: EnvVars = values['env-vars'] ? readEnvVars(values['env-vars']) : {};
   const template = values.template ? readTemplate(values.template) : await currentTemplate(values.env, (line) => console.error(line));
-  findFunction(template, positionals[0]!); // an unknown name is reported before any database starts
+  const fn = findFunction(template, positionals[0]!); // an unknown name is reported before any database starts
   const local = await localDefaults(resolve(process.env.DATA_DIR || '.data'), process.env.TABLE_NAME || defaultTableName);
   stop = local.stop;
   const { stdout } = await invokeFunction({
@@ -53,6 +53,7 @@ try {
     eventText,
     envVars,
     defaults: local.defaults,
+    credentials: await local.credentialsOf(fn.logicalId),
     shell: process.env,
   });
   process.stdout.write(`${stdout}\n`);

@@ -121,7 +121,8 @@ export interface LocalS3 {
 
 const REGION = 'us-east-1';
 const ROOT_KEY = 'LOCALROOT';
-const FUNCTION_KEY_PREFIX = 'LOCALFN-';
+/** Letters only after it: DynamoDB Local refuses an access key with other characters, and `npm run invoke` gives a function one key for both. */
+const FUNCTION_KEY_PREFIX = 'LOCALFN';
 const MIN_PART_BYTES = 5 * 1024 * 1024;
 const MAX_PART_NUMBER = 10_000;
 const S3_NAMESPACE = 'http://s3.amazonaws.com/doc/2006-03-01/';
@@ -132,12 +133,26 @@ function declaredGrants(name: string): readonly S3Action[] | undefined {
   return fn ? s3ActionsOf(fn as { s3?: readonly S3Action[] }) : undefined;
 }
 
+/** The emulator's root secret, made once per data folder: keys stay valid across restarts. */
+const readRootSecret = async (dataDir: string) =>
+  (await readOrCreateOnce(join(dataDir, 'root-secret'), () => `${randomBytes(30).toString('base64url')}\n`)).trim();
+const functionSecret = (rootSecret: string, name: string) => createHmac('sha256', rootSecret).update(name).digest('base64url');
+
+/**
+ * What function `name` signs with on the emulator whose data is in `dataDir`, running or not (the
+ * key an emulator on that folder gives it: `credentialsOf`). For processes that run one function
+ * on their own (`npm run invoke`).
+ */
+export async function functionCredentials(dataDir: string, name: string): Promise<Credentials> {
+  return { accessKeyId: `${FUNCTION_KEY_PREFIX}${name}`, secretAccessKey: functionSecret(await readRootSecret(dataDir), name) };
+}
+
 export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   const bucket = opts.bucket ?? defaultBucketName;
   const objectsDir = join(opts.dataDir, 'objects');
   await mkdir(objectsDir, { recursive: true });
-  const rootSecret = (await readOrCreateOnce(join(opts.dataDir, 'root-secret'), () => `${randomBytes(30).toString('base64url')}\n`)).trim();
-  const secretOfFunction = (name: string) => createHmac('sha256', rootSecret).update(name).digest('base64url');
+  const rootSecret = await readRootSecret(opts.dataDir);
+  const secretOfFunction = (name: string) => functionSecret(rootSecret, name);
   const grantsOf = opts.grantsOf ?? declaredGrants;
 
   const app = new S3rver({

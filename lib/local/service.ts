@@ -133,7 +133,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       cleanups.push(() => dynamodb.stop());
       endpoint = dynamodb.endpoint;
       // Where `npm run invoke` finds this DynamoDB Local (lib/local/sam/).
-      if (dynamodbDir) cleanups.push(await publishEndpoint(opts.dataDir, endpoint));
+      if (dynamodbDir) cleanups.push(await publishEndpoint(opts.dataDir, 'dynamodb', endpoint));
     }
     // In this process: it stops with it, however the process ends.
     let s3: LocalS3;
@@ -147,6 +147,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
       throw error;
     }
     cleanups.push(() => s3.stop());
+    // And the S3 emulator, when this process owns the data folder (as for DynamoDB Local above).
+    if (!opts.inMemory && !opts.dynamodbEndpoint) cleanups.push(await publishEndpoint(opts.dataDir, 's3', s3.endpoint));
     const tableName = opts.tableName ?? defaultTableName;
     await ensureTable(endpoint, tableName);
     try {
@@ -293,11 +295,12 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-const ENDPOINT_FILE = 'dynamodb.endpoint';
+type Published = 'dynamodb' | 's3';
+const endpointFile = (dataDir: string, which: Published) => join(dataDir, `${which}.endpoint`);
 
-/** Writes where the DynamoDB Local on `dataDir` listens; returns the step that removes it. */
-async function publishEndpoint(dataDir: string, endpoint: string): Promise<() => Promise<void>> {
-  const path = join(dataDir, ENDPOINT_FILE);
+/** Writes where the DynamoDB Local or S3 emulator on `dataDir` listens; returns the step that removes it. */
+async function publishEndpoint(dataDir: string, which: Published, endpoint: string): Promise<() => Promise<void>> {
+  const path = endpointFile(dataDir, which);
   await writeFile(path, `${endpoint}\n`);
   return () => unlink(path).catch(() => {});
 }
@@ -321,11 +324,13 @@ export function stopOnSignals(service: Pick<LocalService, 'stop'>): void {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
-/** The endpoint of the DynamoDB Local a live local service runs on `dataDir`, if there is one. */
-export async function runningEndpoint(dataDir: string): Promise<string | undefined> {
+/** Where a live local service on `dataDir` runs DynamoDB Local and the S3 emulator, if there is one. */
+export async function runningEndpoints(dataDir: string): Promise<{ dynamodb: string; s3: string } | undefined> {
   const owner = Number((await readFile(join(dataDir, 'dynamodb.pid'), 'utf8').catch(() => '')).trim());
   if (!owner || !isAlive(owner)) return undefined;
-  return (await readFile(join(dataDir, ENDPOINT_FILE), 'utf8').catch(() => '')).trim() || undefined;
+  const read = async (which: Published) => (await readFile(endpointFile(dataDir, which), 'utf8').catch(() => '')).trim();
+  const [dynamodb, s3] = await Promise.all([read('dynamodb'), read('s3')]);
+  return dynamodb && s3 ? { dynamodb, s3 } : undefined;
 }
 
 /**

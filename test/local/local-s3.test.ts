@@ -114,7 +114,7 @@ describe('presigned URLs', () => {
       ['an added parameter', (u) => u.searchParams.set('response-content-type', 'text/html')],
       [
         'credential',
-        (u) => u.searchParams.set('X-Amz-Credential', u.searchParams.get('X-Amz-Credential')!.replace('LOCALROOT', 'LOCALFN-Fallback')),
+        (u) => u.searchParams.set('X-Amz-Credential', u.searchParams.get('X-Amz-Credential')!.replace('LOCALROOT', 'LOCALFNFallback')),
       ],
     ];
     for (const [what, alter] of alterations) {
@@ -400,7 +400,7 @@ describe('each function holds only the S3 actions its route declares', () => {
     const read = await runAsFunction(planted, () => s3().send(new GetObjectCommand({ Bucket: Bucket(), Key })));
     expect(await read.Body!.transformToString()).toBe('held');
     const url = await runAsFunction(planted, () => presignedUrl(new GetObjectCommand({ Bucket: Bucket(), Key }), 60));
-    expect(url).toContain('LOCALFN-PlantedFileReader');
+    expect(url).toContain('LOCALFNPlantedFileReader');
     expect(await (await fetch(url)).text()).toBe('held');
   });
 

@@ -1,8 +1,9 @@
 /**
  * `npm run invoke` (lib/local/sam/invoke.ts, bin/invoke.ts): deployed bundles run one at a time,
  * each in a process of its own with the environment SAM would give it, against this file's
- * DynamoDB Local: a repository made by one invocation is read by the next; under `sam local` a
- * function checks the bearer token itself; the command's mistakes are one line each.
+ * DynamoDB Local and S3 emulator: a repository made by one invocation is read by the next; a file
+ * route signs with its own key on the emulator; under `sam local` a function checks the bearer
+ * token itself; the command's mistakes are one line each.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleHandler, projectRoot } from '#lib/bundling';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalIssuer, loadLocalIssuer } from '#lib/local/jwt';
+import { functionCredentials, type LocalS3, startLocalS3 } from '#lib/local/s3';
 import { buildHttpApiEvent } from '#lib/local/sam/event';
 import { invokeFunction } from '#lib/local/sam/invoke';
 import { readTemplate, type SamTemplate } from '#lib/local/sam/template';
@@ -22,6 +24,7 @@ let template: SamTemplate;
 let templateFile: string;
 let issuer: LocalIssuer;
 let defaults: Record<string, string>;
+let s3: LocalS3;
 
 /** A function as CDK writes it for sam local (lib/stack/sam-local.ts: the local-only variables declared empty). */
 const fn = (asset: string) => ({
@@ -36,8 +39,12 @@ const fn = (asset: string) => ({
       Variables: {
         LOG_LEVEL: 'INFO',
         TABLE_NAME: { Ref: 'TableCD117FA1' },
+        BUCKET_NAME: { Ref: 'FilesBucket' },
         ...Object.fromEntries(
-          ['DYNAMODB_ENDPOINT', 'PAGING_TOKEN_SECRET', 'JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_JWKS', 'JWT_JWKS_URL'].map((n) => [n, '']),
+          ['DYNAMODB_ENDPOINT', 'S3_ENDPOINT', 'PAGING_TOKEN_SECRET', 'JWT_ISSUER', 'JWT_AUDIENCE', 'JWT_JWKS', 'JWT_JWKS_URL'].map((n) => [
+            n,
+            '',
+          ]),
         ),
       },
     },
@@ -48,6 +55,7 @@ beforeAll(async () => {
   await Promise.all([
     bundleHandler('repositories/create-repository', join(dir, 'asset.create')),
     bundleHandler('repositories/get-repository', join(dir, 'asset.get')),
+    bundleHandler('uploads/start-upload', join(dir, 'asset.upload')),
   ]);
   templateFile = join(dir, 'Stack.template.json');
   writeFileSync(
@@ -56,6 +64,7 @@ beforeAll(async () => {
       Resources: {
         CreateRepositoryFunction27C4382C: fn('asset.create'),
         GetRepositoryFunctionCB909F5E: fn('asset.get'),
+        StartUploadFunction5D4B2A1C: fn('asset.upload'),
         CreateIntegration: {
           Type: 'AWS::ApiGatewayV2::Integration',
           Properties: { IntegrationUri: { 'Fn::GetAtt': ['CreateRepositoryFunction27C4382C', 'Arn'] } },
@@ -70,18 +79,24 @@ beforeAll(async () => {
   template = readTemplate(templateFile);
   issuer = await loadLocalIssuer(dir);
   const { endpoint, tableName } = await createTestTable();
+  s3 = await startLocalS3({ dataDir: join(dir, 's3') });
   defaults = {
     TABLE_NAME: tableName,
     DYNAMODB_ENDPOINT: endpoint,
+    BUCKET_NAME: s3.bucket,
+    S3_ENDPOINT: s3.endpoint,
     PAGING_TOKEN_SECRET: 'invoke-test',
     JWT_ISSUER: LOCAL_ISSUER,
     JWT_AUDIENCE: LOCAL_AUDIENCE,
     JWT_JWKS: JSON.stringify(issuer.jwks),
   };
 }, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await s3?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
-async function invoke(name: string, event: unknown, envVars = {}) {
+async function invoke(name: string, event: unknown, envVars = {}, credentials?: { accessKeyId: string; secretAccessKey: string }) {
   let logs = '';
   const { stdout } = await invokeFunction({
     template,
@@ -89,6 +104,7 @@ async function invoke(name: string, event: unknown, envVars = {}) {
     eventText: JSON.stringify(event),
     defaults,
     envVars,
+    credentials,
     onLog: (text) => (logs += text),
   });
   return { result: JSON.parse(stdout) as { statusCode: number; body?: string; errorType?: string }, logs };
@@ -110,6 +126,27 @@ describe('invokeFunction', () => {
     const read = await invoke('GetRepository', buildHttpApiEvent({ request: 'GET /{id}', pathParams: { id }, token }));
     expect(read.result.statusCode).toBe(200);
     expect(JSON.parse(read.result.body!)).toMatchObject({ id, name: 'Handbook', role: 'owner' });
+  });
+
+  it('runs a file route against the S3 emulator with the key of its own function, whose presigned URLs the emulator accepts', async () => {
+    const token = await issuer.issueToken('alice');
+    const created = await invoke('POST /', buildHttpApiEvent({ request: 'POST /', body: '{"name":"Files"}', token }));
+    const { rootFolderId } = JSON.parse(created.result.body!) as { rootFolderId: string };
+    const request = JSON.stringify({ folderId: rootFolderId, name: 'big.bin', size: 20 * 1024 * 1024 });
+    const event = buildHttpApiEvent({ request: 'POST /uploads', body: request, token });
+
+    // Another function's key: the emulator refuses what that role may not do, as IAM would (a 500: a grant is missing).
+    const stranger = await invoke('StartUpload', event, {}, await functionCredentials(join(dir, 's3'), 'GetRepository'));
+    expect(stranger.result.statusCode).toBe(500);
+    expect(stranger.logs).toMatch(/AccessDenied/);
+
+    const started = await invoke('StartUpload', event, {}, await functionCredentials(join(dir, 's3'), 'StartUpload'));
+    expect(started.result.statusCode).toBe(201);
+    const upload = JSON.parse(started.result.body!) as { partCount: number; parts: { number: number; url: string }[] };
+    expect(upload.partCount).toBe(3);
+    expect(upload.parts[0]!.url.startsWith(`${s3.endpoint}/${s3.bucket}/files/`)).toBe(true);
+    const sent = await fetch(upload.parts[0]!.url, { method: 'PUT', body: new Uint8Array(8 * 1024 * 1024) });
+    expect(sent.status).toBe(200);
   });
 
   it('checks the bearer token itself when the event has no authorizer claims (sam local start-api), with env.json applied', async () => {

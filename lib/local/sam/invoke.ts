@@ -9,12 +9,14 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { defaultBucketName } from '#lib/bucket';
 import { projectRoot } from '#lib/bundling';
 import { ensureTable, startDynamoDbLocal } from '../dynamodb-local';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, loadLocalIssuer } from '../jwt';
-import { lockDataDir, runningEndpoint } from '../service';
+import { type Credentials, functionCredentials, startLocalS3 } from '../s3';
+import { lockDataDir, runningEndpoints } from '../service';
 import { readOrCreateOnce } from '../write-once';
-import { type EnvVars, findFunction, readTemplate, type SamTemplate, samEnvironment, TemplateError } from './template';
+import { constructName, type EnvVars, findFunction, readTemplate, type SamTemplate, samEnvironment, TemplateError } from './template';
 
 /** `cdk.out/<stackName>.template.json` of an environment of cdk.json. */
 export function templatePath(environment: string, outdir = join(projectRoot, 'cdk.out')): string {
@@ -69,21 +71,34 @@ export async function currentTemplate(environment: string, log: (line: string) =
   return readTemplate(file);
 }
 
-/** The local database and secrets `npm start` uses on `dataDir`, as values for the functions' variables. */
-export async function localDefaults(
-  dataDir: string,
-  tableName: string,
-): Promise<{ defaults: Record<string, string>; stop: () => Promise<void> }> {
-  let endpoint = await runningEndpoint(dataDir);
+/** What `npm run invoke` gives the functions here: `npm start`'s database, bucket and secrets. */
+export interface LocalDefaults {
+  /** Values for the functions' declared variables. */
+  defaults: Record<string, string>;
+  /** The key a function signs its S3 requests with on the emulator (held to its route's grants). */
+  credentialsOf(logicalId: string): Promise<Credentials>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The local database, S3 emulator and secrets `npm start` uses on `dataDir`: its running ones,
+ * or, with no `npm start` on that folder, a DynamoDB Local and an emulator of our own on the same
+ * files, for this run.
+ */
+export async function localDefaults(dataDir: string, tableName: string): Promise<LocalDefaults> {
+  let endpoints = await runningEndpoints(dataDir);
   let stop = async () => {};
-  if (!endpoint) {
-    // No `npm start` on this folder: a DynamoDB Local of our own on the same files, for this run.
+  if (!endpoints) {
     const unlock = await lockDataDir(dataDir);
     try {
       const dynamodb = await startDynamoDbLocal({ dataDir: join(dataDir, 'dynamodb') });
-      endpoint = dynamodb.endpoint;
-      stop = async () => {
+      const s3 = await startLocalS3({ dataDir: join(dataDir, 's3') }).catch(async (error: unknown) => {
         await dynamodb.stop();
+        throw error;
+      });
+      endpoints = { dynamodb: dynamodb.endpoint, s3: s3.endpoint };
+      stop = async () => {
+        await Promise.all([dynamodb.stop(), s3.stop()]);
         await unlock();
       };
     } catch (error) {
@@ -92,18 +107,21 @@ export async function localDefaults(
     }
   }
   try {
-    await ensureTable(endpoint, tableName);
+    await ensureTable(endpoints.dynamodb, tableName);
     const pagingKey = (await readOrCreateOnce(join(dataDir, 'paging-secret'), () => `${randomBytes(32).toString('base64url')}\n`)).trim();
     const issuer = await loadLocalIssuer(dataDir);
     return {
       defaults: {
         TABLE_NAME: tableName,
-        DYNAMODB_ENDPOINT: endpoint,
+        DYNAMODB_ENDPOINT: endpoints.dynamodb,
+        BUCKET_NAME: defaultBucketName,
+        S3_ENDPOINT: endpoints.s3,
         PAGING_TOKEN_SECRET: pagingKey,
         JWT_ISSUER: LOCAL_ISSUER,
         JWT_AUDIENCE: LOCAL_AUDIENCE,
         JWT_JWKS: JSON.stringify(issuer.jwks),
       },
+      credentialsOf: (logicalId) => functionCredentials(join(dataDir, 's3'), constructName(logicalId)),
       stop,
     };
   } catch (error) {
@@ -124,6 +142,12 @@ export async function invokeFunction(opts: {
   eventText: string;
   envVars?: EnvVars;
   defaults?: Record<string, string>;
+  /**
+   * The function's key on the local S3 emulator, used instead of the shell's credentials (which
+   * SAM would pass): the emulator knows only its own keys, and holds this one to the function's
+   * grants, as its role would be on AWS. DynamoDB Local ignores credentials.
+   */
+  credentials?: Credentials;
   shell?: NodeJS.ProcessEnv;
   /** The function's own output and START/END/REPORT; default: this process's stderr. */
   onLog?: (text: string) => void;
@@ -135,6 +159,11 @@ export async function invokeFunction(opts: {
     throw new TemplateError(`The event is not JSON: ${(error as Error).message}`);
   }
   const environment = samEnvironment(fn, opts.envVars, { shell: opts.shell ?? {}, defaults: opts.defaults ?? {} });
+  if (opts.credentials) {
+    environment.AWS_ACCESS_KEY_ID = opts.credentials.accessKeyId;
+    environment.AWS_SECRET_ACCESS_KEY = opts.credentials.secretAccessKey;
+    delete environment.AWS_SESSION_TOKEN;
+  }
   const child = spawn(
     process.execPath,
     [

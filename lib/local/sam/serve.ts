@@ -13,10 +13,9 @@ import { fallbackRoute, matchPath, type Route } from '#functions/routes';
 import { createExternalVerifier, type TokenVerifier } from '../jwt';
 import type { LambdaHandler, Resolution } from '../lambda-event';
 import type { LocalServiceOptions } from '../service';
-import { type SamTemplate, TemplateError, type TemplateFunction } from './template';
+import { constructName, type SamTemplate, TemplateError, type TemplateFunction } from './template';
 
-/** The route key's construct name, e.g. `GetDocument` for `GetDocumentFunction982E3169`. */
-const nameOf = (fn: TemplateFunction) => fn.logicalId.replace(/Function[0-9A-F]{8}$/, '');
+const nameOf = (fn: TemplateFunction) => constructName(fn.logicalId);
 
 export function templateRouting(template: SamTemplate): NonNullable<LocalServiceOptions['routing']> & { summary: string } {
   const routes: Route[] = [];

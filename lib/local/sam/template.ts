@@ -11,6 +11,7 @@ import { isAbsolute, join } from 'node:path';
 /** Variables a function declares only when synthesized for `sam local` (`-c samLocal=true`, lib/stack/sam-local.ts). */
 export const SAM_LOCAL_VARIABLES = [
   'DYNAMODB_ENDPOINT',
+  'S3_ENDPOINT',
   'PAGING_TOKEN_SECRET',
   'JWT_ISSUER',
   'JWT_AUDIENCE',
@@ -139,6 +140,9 @@ function getAttTarget(value: Json | undefined): string | undefined {
   }
   return undefined;
 }
+
+/** The construct (and route table) name of a function: `GetDocument` for `GetDocumentFunction982E3169`. */
+export const constructName = (logicalId: string) => logicalId.replace(/Function[0-9A-F]{8}$/, '');
 
 /**
  * The function asked for: a logical id (or the prefix CDK gives it: the construct id, e.g.
