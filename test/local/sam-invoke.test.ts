@@ -15,8 +15,9 @@ import { bundleHandler, projectRoot } from '#lib/bundling';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalIssuer, loadLocalIssuer } from '#lib/local/jwt';
 import { functionCredentials, type LocalS3, startLocalS3 } from '#lib/local/s3';
 import { buildHttpApiEvent } from '#lib/local/sam/event';
-import { invokeFunction } from '#lib/local/sam/invoke';
-import { readTemplate, type SamTemplate } from '#lib/local/sam/template';
+import { invokeFunction, localDefaults } from '#lib/local/sam/invoke';
+import { findFunction, readTemplate, type SamTemplate } from '#lib/local/sam/template';
+import { startLocalService } from '#lib/local/service';
 import { createTestTable } from '#test/support/dynamodb';
 
 const dir = mkdtempSync(join(tmpdir(), 'sam-invoke-'));
@@ -162,6 +163,45 @@ describe('invokeFunction', () => {
     const otherIssuer = await invoke('GetRepository', event, { Parameters: { JWT_ISSUER: 'https://issuer.invalid' } });
     expect(otherIssuer.result.statusCode).toBe(401);
   });
+});
+
+describe('localDefaults', () => {
+  it("uses npm start's table and bucket when it runs on the data folder: an upload started by an invocation is the service's", async () => {
+    const dataDir = join(dir, 'npm-start');
+    const svc = await startLocalService({ dataDir, log: () => {} });
+    try {
+      const local = await localDefaults(dataDir, svc.tableName);
+      expect(local.defaults).toMatchObject({
+        DYNAMODB_ENDPOINT: svc.dynamodbEndpoint,
+        S3_ENDPOINT: svc.s3.endpoint,
+        BUCKET_NAME: svc.s3.bucket,
+      });
+      const token = await svc.issueToken('alice');
+      const run = async (name: string, event: unknown) => {
+        const { stdout } = await invokeFunction({
+          template,
+          name,
+          eventText: JSON.stringify(event),
+          defaults: local.defaults,
+          credentials: await local.credentialsOf(findFunction(template, name).logicalId),
+          onLog: () => {},
+        });
+        return JSON.parse(stdout) as { statusCode: number; body: string };
+      };
+      const created = await run('POST /', buildHttpApiEvent({ request: 'POST /', body: '{"name":"Shared"}', token }));
+      const { rootFolderId } = JSON.parse(created.body) as { rootFolderId: string };
+      const body = JSON.stringify({ folderId: rootFolderId, name: 'big.bin', size: 20 * 1024 * 1024 });
+      const started = await run('StartUpload', buildHttpApiEvent({ request: 'POST /uploads', body, token }));
+      expect(started.statusCode).toBe(201);
+      const { id } = JSON.parse(started.body) as { id: string };
+      const seen = await fetch(`${svc.url}/uploads/${id}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(seen.status).toBe(200);
+      expect(await seen.json()).toMatchObject({ id, name: 'big.bin', status: 'open', received: [] });
+      await local.stop();
+    } finally {
+      await svc.stop();
+    }
+  }, 60_000);
 });
 
 describe('npm run invoke', () => {
