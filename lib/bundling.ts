@@ -56,9 +56,10 @@ export const functionBundling = {
   } as Readonly<Record<string, string | readonly string[]>>,
 } as const;
 
-/** Whether the function is deployed with X-Ray tracing (the stack's `tracing` setting). */
+/** What a function is bundled for: X-Ray tracing (the stack's `tracing` setting), and `sam local` (`-c samLocal=true`). */
 export interface TracingOption {
   readonly tracing?: boolean;
+  readonly samLocal?: boolean;
 }
 
 /**
@@ -68,12 +69,20 @@ export interface TracingOption {
  */
 export const tracerStubAlias = '@aws-lambda-powertools/tracer=./functions/core/no-tracer.ts';
 
-/** `functionBundling.esbuildArgs` for a function with or without tracing. */
-export function esbuildArgsFor({ tracing = false }: TracingOption = {}): Record<string, string | string[]> {
+/**
+ * Outside the `sam local` template, `jose` (~20 KB, every function) is replaced by a stub: only the
+ * token check a function makes under `sam local` uses it (functions/core/sam-local-auth.ts,
+ * loaded only there), and Lambda never runs that.
+ */
+export const joseStubAlias = 'jose=./functions/core/no-jose.ts';
+
+/** `functionBundling.esbuildArgs` for a function with or without tracing, for AWS or for `sam local`. */
+export function esbuildArgsFor({ tracing = false, samLocal = false }: TracingOption = {}): Record<string, string | string[]> {
   const args = Object.fromEntries(
     Object.entries(functionBundling.esbuildArgs).map(([flag, value]) => [flag, typeof value === 'string' ? [value] : [...value]]),
   );
   if (!tracing) args['--alias'] = [...(args['--alias'] ?? []), tracerStubAlias];
+  if (!samLocal) args['--alias'] = [...(args['--alias'] ?? []), joseStubAlias];
   return args;
 }
 
@@ -112,7 +121,7 @@ export function esbuildOptions(entry: string, outfile: string, tracing: TracingO
   };
 }
 
-/** Bundles one handler as the stack does (by default without tracing); returns the output file (`index.mjs`, as on Lambda). */
+/** Bundles one handler as the stack does (by default without tracing, for AWS); returns the output file (`index.mjs`, as on Lambda). */
 export async function bundleHandler(handler: string, outdir: string, tracing: TracingOption = {}): Promise<string> {
   const outfile = join(outdir, 'index.mjs');
   await build(esbuildOptions(handlerEntry(handler), outfile, tracing));

@@ -33,11 +33,11 @@ export function callerOf(event: APIGatewayProxyEventV2WithJWTAuthorizer): Caller
 /**
  * The caller of a request: from the JWT authorizer's claims, as API Gateway passes them. Under
  * `sam local` only (`AWS_SAM_LOCAL=true`, which SAM sets and Lambda never does), SAM runs no
- * authorizer, so the bearer token is checked here first (./sam-local-auth.ts, loaded only then:
- * a deployed function neither loads nor runs it).
+ * authorizer, so an event without its claims has the bearer token checked here first
+ * (./sam-local-auth.ts, loaded only then: a deployed function neither loads nor runs it).
  */
 export function requestCaller(event: APIGatewayProxyEventV2WithJWTAuthorizer): Caller | Promise<Caller> {
-  if (process.env.AWS_SAM_LOCAL !== 'true') return callerOf(event);
+  if (process.env.AWS_SAM_LOCAL !== 'true' || event.requestContext?.authorizer?.jwt) return callerOf(event);
   return import('./sam-local-auth').then(({ samLocalCaller }) => samLocalCaller(event));
 }
 

@@ -18,6 +18,7 @@ import { type DynamoDbAction, dynamodbActionsOf, type HttpMethod, type S3Action,
 import { bucketDefinition } from '#lib/bucket';
 import { esbuildArgsFor, functionBundling, handlerEntry, projectRoot } from '#lib/bundling';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
+import { samLocalRequested } from './sam-local';
 
 export interface RouteFunctionProps {
   /** The route table entry (or the `$default` fallback, or the background worker). */
@@ -145,8 +146,11 @@ export class RouteFunction extends Construct {
         externalModules: [...functionBundling.externalModules],
         banner: functionBundling.banner,
         // NodejsFunction passes an array as one flag per item (`--alias:from=to`); without
-        // tracing, the tracer is left out of the bundle.
-        esbuildArgs: esbuildArgsFor({ tracing: props.observability.tracing }),
+        // tracing, the tracer is left out of the bundle, and but for sam local, the token check.
+        esbuildArgs: esbuildArgsFor({
+          tracing: props.observability.tracing,
+          samLocal: samLocalRequested(this.node.tryGetContext('samLocal')),
+        }),
         tsconfig: join(projectRoot, 'tsconfig.json'),
         // Files the handler reads at run time (e.g. the docs page's assets) go beside the bundle.
         ...(files.length > 0

@@ -54,9 +54,12 @@ const fn = (asset: string) => ({
 
 beforeAll(async () => {
   await Promise.all([
-    bundleHandler('repositories/create-repository', join(dir, 'asset.create')),
-    bundleHandler('repositories/get-repository', join(dir, 'asset.get')),
-    bundleHandler('uploads/start-upload', join(dir, 'asset.upload')),
+    // Bundled as the sam local template bundles them (with the token check's jose).
+    bundleHandler('repositories/create-repository', join(dir, 'asset.create'), { samLocal: true }),
+    bundleHandler('repositories/get-repository', join(dir, 'asset.get'), { samLocal: true }),
+    bundleHandler('uploads/start-upload', join(dir, 'asset.upload'), { samLocal: true }),
+    // As the deployed template bundles it.
+    bundleHandler('repositories/get-repository', join(dir, 'asset.deployed')),
   ]);
   templateFile = join(dir, 'Stack.template.json');
   writeFileSync(
@@ -66,6 +69,7 @@ beforeAll(async () => {
         CreateRepositoryFunction27C4382C: fn('asset.create'),
         GetRepositoryFunctionCB909F5E: fn('asset.get'),
         StartUploadFunction5D4B2A1C: fn('asset.upload'),
+        DeployedGetRepositoryFunction0B1C2D3E: fn('asset.deployed'),
         CreateIntegration: {
           Type: 'AWS::ApiGatewayV2::Integration',
           Properties: { IntegrationUri: { 'Fn::GetAtt': ['CreateRepositoryFunction27C4382C', 'Arn'] } },
@@ -162,6 +166,17 @@ describe('invokeFunction', () => {
     event.headers.authorization = `Bearer ${await issuer.issueToken('alice')}`;
     const otherIssuer = await invoke('GetRepository', event, { Parameters: { JWT_ISSUER: 'https://issuer.invalid' } });
     expect(otherIssuer.result.statusCode).toBe(401);
+  });
+
+  it('says which template to use when a bundle made for AWS, which leaves the token check out, runs under sam local', async () => {
+    const event = buildHttpApiEvent({ request: 'GET /{id}', pathParams: { id: 'r1' }, token: await issuer.issueToken('alice') });
+    delete (event.requestContext as { authorizer?: unknown }).authorizer;
+    const { result, logs } = await invoke('DeployedGetRepository', event);
+    expect(result.statusCode).toBe(500);
+    expect(logs).toMatch(/bundled without the sam local token check: run it from the template of `npx cdk synth -c samLocal=true`/);
+    // With the authorizer's claims in the event, as from `npm run event`, it needs no check and answers.
+    const withClaims = buildHttpApiEvent({ request: 'GET /{id}', pathParams: { id: 'r1' }, token: await issuer.issueToken('alice') });
+    expect((await invoke('DeployedGetRepository', withClaims)).result.statusCode).toBe(404);
   });
 });
 

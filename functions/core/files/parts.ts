@@ -29,3 +29,6 @@ export function partLength(plan: PartPlan, size: number, number: number): number
   if (!Number.isInteger(number) || number < 1 || number > plan.partCount) throw new RangeError(`no part ${number}`);
   return number < plan.partCount ? plan.partSize : size - plan.partSize * (plan.partCount - 1);
 }
+
+/** Part numbers 1 to `count`. */
+export const partNumbers = (count: number) => Array.from({ length: Math.max(0, count) }, (_, i) => i + 1);
