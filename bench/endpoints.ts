@@ -15,12 +15,13 @@ import { listTrash } from '#core/items/trash';
 import { DEFAULT_PAGE_SIZE } from '#core/requests';
 import { documentContent, putContent, revisionContent } from '#core/use-cases/content';
 import { getDocumentPath } from '#core/use-cases/document-path';
+import { completeUpload } from '#core/use-cases/finish-upload';
 import { updateFolder } from '#core/use-cases/move-folder';
 import { emptyTrash, purgeFromTrash } from '#core/use-cases/purge';
 import { restoreFromTrash } from '#core/use-cases/restore';
 import { getRevision, listRevisions, restoreRevision } from '#core/use-cases/revisions';
 import { trashDocument, trashFolder } from '#core/use-cases/trash';
-import { cancelUpload, completeUpload, getUpload, partUrls, startUpload } from '#core/use-cases/uploads';
+import { cancelUpload, getUpload, partUrls, startUpload } from '#core/use-cases/uploads';
 import { type Fixture, oneKb, type TargetKind } from './fixture';
 import type { Request } from './load';
 

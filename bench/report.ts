@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { VERIFY_INLINE_BYTES } from '#core/use-cases/uploads';
+import { VERIFY_INLINE_BYTES } from '#core/use-cases/finish-upload';
 import { memorySizes, timeoutSeconds } from '#lib/function-settings';
 import { budgets } from './budgets';
 import { type CostRow, costs, fileCosts, MB_PER_VCPU, MEMORY_MODEL, memoryChoices, prices, READ_FLOOR } from './cost-model';

@@ -4,7 +4,7 @@ import { accepted } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { idParams } from '#core/requests';
-import { completeUpload, VERIFY_RETRY_SECONDS } from '#core/use-cases/uploads';
+import { completeUpload, VERIFY_RETRY_SECONDS } from '#core/use-cases/finish-upload';
 
 export const operation = {
   tag: 'Uploads',

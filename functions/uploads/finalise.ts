@@ -8,7 +8,7 @@
 import type { Context, EventBridgeEvent } from 'aws-lambda';
 import { HttpError } from '#core/errors';
 import { logger } from '#core/logger';
-import { finaliseObject } from '#core/use-cases/uploads';
+import { finaliseObject } from '#core/use-cases/finish-upload';
 import { observedInvocation } from '../worker/observability';
 
 /** What S3 sends to EventBridge when an object is created (the fields used here). */

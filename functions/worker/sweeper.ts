@@ -28,7 +28,7 @@ import { FEED_PENDING_PREFIX, idOfPartition, isUploadKey, UPLOAD_PREFIX } from '
 import { sweepIndex } from '#core/items/task';
 import { logger } from '#core/logger';
 import { recordMetric } from '#core/metrics';
-import { sweepUpload } from '#core/use-cases/uploads';
+import { sweepUpload } from '#core/use-cases/finish-upload';
 import { sweeping } from './delivery';
 import { sweepFeed } from './number-changes';
 import { taskSteps } from './task-steps';

@@ -125,4 +125,3 @@ export async function abortQuietly(key: string, uploadId: string): Promise<void>
 
 const isNamed = (error: unknown, name: string) =>
   typeof error === 'object' && error !== null && ((error as { name?: string }).name === name || (error as { Code?: string }).Code === name);
-
