@@ -493,7 +493,7 @@ export const sweeperFunction = {
   name: 'Sweeper',
   handler: 'worker/sweep',
   dynamodb: workerFunction.dynamodb,
-  // It also finishes or expires uploads whose notification or request was lost (functions/core/use-cases/uploads.ts).
+  // It also finishes or expires uploads whose notification or request was lost (functions/core/use-cases/finish-upload.ts).
   s3: [...workerFunction.s3, ...FINISH_UPLOAD],
 } as const;
 
