@@ -31,22 +31,16 @@ export class OldLayoutError extends Error {
 }
 
 /** Marks a new table with this layout; throws OldLayoutError for a table written by another. */
-export async function checkLayoutVersion(
-  endpoint: string,
-  tableName: string,
-  dataDir: string,
-  options: { indexes?: boolean } = {},
-): Promise<void> {
+export async function checkLayoutVersion(endpoint: string, tableName: string, dataDir: string): Promise<void> {
   const client = localClient(endpoint);
-  const ensureIndexes_ = (options.indexes ?? true) ? ensureIndexes : async () => {};
   try {
     const { Item } = await client.send(new GetItemCommand({ TableName: tableName, Key: KEY, ConsistentRead: true }));
     const found = Item?.version?.N ? Number(Item.version.N) : undefined;
-    if (found === LAYOUT_VERSION) return await ensureIndexes_(client, tableName);
+    if (found === LAYOUT_VERSION) return await ensureIndexes(client, tableName);
     const { Items } = await client.send(new ScanCommand({ TableName: tableName, Limit: 1 }));
     if (found === undefined && (Items ?? []).length === 0) {
       await client.send(new PutItemCommand({ TableName: tableName, Item: { ...KEY, version: { N: String(LAYOUT_VERSION) } } }));
-      return await ensureIndexes_(client, tableName);
+      return await ensureIndexes(client, tableName);
     }
     throw new OldLayoutError(
       `The table "${tableName}" in ${dataDir} was written by ${found === undefined ? 'an older' : `another (layout ${found})`} version ` +

@@ -26,13 +26,6 @@ import { readOrCreateOnce } from './write-once';
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export interface LocalServiceOptions {
-  /**
-   * Tests only: leave the sweeper's index off the table (default on). DynamoDB Local's TTL deletes
-   * nothing from a table with a secondary index (3 expired items: none gone in 60 s; without the
-   * index, all within 1 s), so the one test of the TTL-driven purge runs without it; the sweeper,
-   * which needs it, does not run in that test's time.
-   */
-  sweepIndex?: boolean;
   /** 0 = a free port; default 0. */
   port?: number;
   /** Default 127.0.0.1. */
@@ -152,7 +145,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     const tableName = opts.tableName ?? defaultTableName;
     await ensureTable(endpoint, tableName);
     try {
-      await checkLayoutVersion(endpoint, tableName, opts.dataDir, { indexes: opts.sweepIndex ?? true });
+      await checkLayoutVersion(endpoint, tableName, opts.dataDir);
     } catch (error) {
       if (error instanceof OldLayoutError) throw new StartupError(error.message);
       throw error;

@@ -20,8 +20,9 @@
  *   stream outlives the table's troubles, here it is served by the same DynamoDB Local, so the
  *   feeder waits for it to answer before reading on.
  *
- * DynamoDB Local writes a TTL deletion with an unknown eventName and no userIdentity; real
- * DynamoDB writes REMOVE by the service principal, which is what the worker is told here.
+ * DynamoDB Local writes a TTL deletion with an unknown eventName and no userIdentity, and makes
+ * none of items outside a sparse index (./ttl.ts makes those); real DynamoDB writes REMOVE by the
+ * service principal, which is what the worker is told here of both.
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -37,6 +38,7 @@ import {
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { streamDelivery } from '#functions/worker/delivery';
 import { matchesAny } from '#functions/worker/filters';
+import type { TtlDeletions } from './ttl';
 
 export type StreamHandler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | undefined | undefined>;
 
@@ -50,6 +52,8 @@ export interface StreamFeederOptions {
   /** The on-failure destination: records given up on. */
   onFailure: (records: readonly DynamoDBRecord[], reason: string) => void | Promise<void>;
   log?: (line: string) => void;
+  /** The deletions the local runtime made for TTL (./ttl.ts): their records are marked as DynamoDB's. */
+  ttlDeletions?: TtlDeletions;
   /** The mapping's retry budget; default the deployed one (`streamDelivery`). */
   retryAttempts?: number;
   maxRecordAgeSeconds?: number;
@@ -149,10 +153,12 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
           iterators.set(shardId, result.next);
           if (result.records.length > 0) {
             sawRecords = true;
-            await deliver(result.records.map(toLambdaRecord));
+            const records = result.records.map((record) => toLambdaRecord(record, options.ttlDeletions));
+            await deliver(records);
             // Stopped mid-batch: what was not handled is delivered again on the next start.
             if (stopping) break;
             await checkpoints.set(shardId, result.records.at(-1)!.dynamodb!.SequenceNumber!);
+            await options.ttlDeletions?.forget(records.filter(isTtlDeletion).map(keysOf));
           }
           if (!result.next) {
             await checkpoints.finish(shardId); // a closed shard, read to its end: its children are in a new list
@@ -303,16 +309,25 @@ function ageMs(record: DynamoDBRecord): number {
   return Date.now() - (created instanceof Date ? created.getTime() : created * 1_000);
 }
 
-/** A Streams API record as Lambda hands it over (the same shape); DynamoDB Local's TTL deletions put right. */
-function toLambdaRecord(record: StreamRecord): DynamoDBRecord {
+/**
+ * A Streams API record as Lambda hands it over (the same shape), with TTL's deletions as DynamoDB
+ * writes them: DynamoDB Local's own (an unknown eventName), and the local runtime's (./ttl.ts).
+ */
+function toLambdaRecord(record: StreamRecord, ttlDeletions: TtlDeletions | undefined): DynamoDBRecord {
   const lambda = { ...record, eventSourceARN: 'local' } as unknown as DynamoDBRecord & { eventName: string };
-  const ttlDeletion = !['INSERT', 'MODIFY', 'REMOVE'].includes(lambda.eventName) && record.dynamodb?.OldImage && !record.dynamodb?.NewImage;
-  if (ttlDeletion) {
+  const removed = record.dynamodb?.OldImage && !record.dynamodb?.NewImage;
+  const byDynamoDbLocal = !['INSERT', 'MODIFY', 'REMOVE'].includes(lambda.eventName) && removed;
+  const { pk, sk } = keysOf(lambda);
+  const byLocalTtl = lambda.eventName === 'REMOVE' && ttlDeletions?.isOurs(pk, sk, record.dynamodb?.OldImage?.expiresAt?.N);
+  if (byDynamoDbLocal || byLocalTtl) {
     lambda.eventName = 'REMOVE';
     lambda.userIdentity = { type: 'Service', principalId: 'dynamodb.amazonaws.com' };
   }
   return lambda;
 }
+
+const isTtlDeletion = (record: DynamoDBRecord) => record.userIdentity?.principalId === 'dynamodb.amazonaws.com';
+const keysOf = (record: DynamoDBRecord) => ({ pk: record.dynamodb?.Keys?.PK?.S as string, sk: record.dynamodb?.Keys?.SK?.S as string });
 
 /** Where the feeder got to in each shard (the last sequence number handled), written through to a file. */
 class Checkpoints {

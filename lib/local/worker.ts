@@ -2,14 +2,16 @@
  * The background worker on this machine: the same handler Lambda runs on the table's stream
  * (functions/worker/stream.ts), fed by the stream feeder with the deployed mapping's retry
  * budget, with its events (which go to EventBridge on AWS) printed, and handed to whoever
- * listens (tests); and the same sweeper an EventBridge schedule runs on AWS
- * (functions/worker/sweep.ts), on a timer, for what the stream did not finish.
+ * listens (tests); the same sweeper an EventBridge schedule runs on AWS
+ * (functions/worker/sweep.ts), on a timer, for what the stream did not finish; and the part of
+ * the table's TTL DynamoDB Local does not do (./ttl.ts).
  *
  * Settings from the environment, for tests and for trying things out (defaults: the deployed
  * ones, functions/worker/delivery.ts):
  * - SWEEP_INTERVAL_MS: how often the sweeper runs (default every 5 minutes);
  * - SWEEP_GRACE_SECONDS: how long work waits before the sweeper takes it (default 300);
- * - STREAM_RETRY_BACKOFF_MS: the longest wait between two retries of a failing batch (default 2,000).
+ * - STREAM_RETRY_BACKOFF_MS: the longest wait between two retries of a failing batch (default 2,000);
+ * - TTL_INTERVAL_MS: how often expired items are looked for (default 10,000).
  * `sweepNow()` runs a sweep at once (tests).
  */
 import { appendFile } from 'node:fs/promises';
@@ -22,6 +24,7 @@ import { localClient } from './dynamodb-local';
 import type { LambdaHandler } from './lambda-event';
 import { runAsFunction } from './permissions';
 import { type StreamHandler, startStreamFeeder } from './stream-feeder';
+import { DEFAULT_TTL_INTERVAL_MS, startLocalTtl, TtlDeletions } from './ttl';
 
 export interface LocalWorker {
   /** Resolves once the worker has handled every record written so far, and what followed from them (a sweep under way included). */
@@ -65,6 +68,8 @@ export async function startLocalWorker(options: {
   sweepGraceSeconds?: number;
   /** Default: STREAM_RETRY_BACKOFF_MS, else the feeder's. */
   retryBackoffMs?: number;
+  /** How often expired items are deleted (./ttl.ts). Default: TTL_INTERVAL_MS, else every 10 s. */
+  ttlIntervalMs?: number;
 }): Promise<LocalWorker> {
   const sweepIntervalMs = options.sweepIntervalMs ?? numberFrom(process.env.SWEEP_INTERVAL_MS) ?? sweeping.intervalMinutes * 60_000;
   const sweepGraceSeconds = options.sweepGraceSeconds ?? numberFrom(process.env.SWEEP_GRACE_SECONDS);
@@ -77,6 +82,17 @@ export async function startLocalWorker(options: {
     }
   });
   const failures = join(options.dataDir, 'worker-failures.jsonl');
+  // TTL, as DynamoDB runs it on the table; its deletions reach the worker through the stream.
+  const ttlClient = localClient(options.endpoint);
+  const ttlDeletions = new TtlDeletions(options.persistent ? join(options.dataDir, 'ttl-deletions.json') : undefined);
+  await ttlDeletions.load(ttlClient, options.tableName);
+  const ttl = startLocalTtl({
+    client: ttlClient,
+    tableName: options.tableName,
+    deletions: ttlDeletions,
+    everyMs: options.ttlIntervalMs ?? numberFrom(process.env.TTL_INTERVAL_MS) ?? DEFAULT_TTL_INTERVAL_MS,
+    log: options.log,
+  });
   const client = localClient(options.endpoint);
   const feeder = await startStreamFeeder(
     {
@@ -94,6 +110,7 @@ export async function startLocalWorker(options: {
         await appendFile(failures, `${JSON.stringify({ at: new Date().toISOString(), reason, records })}\n`);
       },
       log: options.log,
+      ttlDeletions,
       ...(retryBackoffMs !== undefined ? { retryBackoffMs } : {}),
     },
     client,
@@ -148,6 +165,8 @@ export async function startLocalWorker(options: {
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      await ttl.stop();
+      ttlClient.destroy();
       await sweeping_;
       await feeder.stop();
       setEventSink(undefined);

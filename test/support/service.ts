@@ -11,7 +11,7 @@ import { createTestTable, dropTestTable } from './dynamodb';
 import { newRepository, newUser, type Repository, setRole, type User } from './http';
 
 export async function startTestService(
-  options: { log?: (line: string) => void; dynamodbEndpoint?: string; sweepIndex?: boolean } = {},
+  options: { log?: (line: string) => void; dynamodbEndpoint?: string } = {},
 ): Promise<LocalService & { tableName: string }> {
   const { endpoint, tableName } = await createTestTable(options.dynamodbEndpoint);
   const dataDir = await mkdtemp(join(tmpdir(), 'documents-test-'));
@@ -22,7 +22,6 @@ export async function startTestService(
       dataDir,
       tableName,
       dynamodbEndpoint: endpoint,
-      ...(options.sweepIndex === undefined ? {} : { sweepIndex: options.sweepIndex }),
       // Quiet by default: the access log would drown the test report.
       log: options.log ?? (() => {}),
     });
