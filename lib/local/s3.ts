@@ -291,9 +291,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       '<StorageClass>STANDARD</StorageClass>',
       '</ListPartsResult>',
     ].join('');
-    res
-      .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
-      .end(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
+    answerXml(res, xml);
   }
 
   /**
@@ -338,9 +336,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       ...result.commonPrefixes.map((common) => `<CommonPrefixes><Prefix>${escapeXml(common)}</Prefix></CommonPrefixes>`),
       '</ListBucketResult>',
     ].join('');
-    res
-      .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
-      .end(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
+    answerXml(res, xml);
   }
 
   /** ListMultipartUploads: the uploads in progress under `prefix`, by key then upload id, paged by the markers. */
@@ -384,9 +380,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       ),
       '</ListMultipartUploadsResult>',
     ].join('');
-    res
-      .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
-      .end(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
+    answerXml(res, xml);
   }
 
   /**
@@ -420,9 +414,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       }),
     );
     await removeEmptyDirectories(request.bucket, keys);
-    res
-      .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
-      .end(`<?xml version="1.0" encoding="UTF-8"?>\n<DeleteResult xmlns="${S3_NAMESPACE}">${results.join('')}</DeleteResult>`);
+    answerXml(res, `<DeleteResult xmlns="${S3_NAMESPACE}">${results.join('')}</DeleteResult>`);
   }
 
   /**
@@ -818,6 +810,13 @@ function writeError(req: IncomingMessage, res: ServerResponse, refusal: S3Refusa
 }
 
 const requestId = () => randomBytes(8).toString('hex').toUpperCase();
+
+/** A 200 with an XML body, as S3 answers the requests this front serves itself. */
+function answerXml(res: ServerResponse, xml: string): void {
+  res
+    .writeHead(200, { 'content-type': 'application/xml', 'x-amz-request-id': requestId() })
+    .end(`<?xml version="1.0" encoding="UTF-8"?>\n${xml}`);
+}
 
 const unescapeXml = (value: string) =>
   value.replace(/&(lt|gt|amp|apos|quot|#x?[0-9a-fA-F]+);/g, (entity, name: string) => {
