@@ -5,7 +5,7 @@
  *   const ctx = useServiceWithOwner();
  *   it('…', async () => { await ctx.user.api.get(`/${ctx.repo.id}`); });
  *
- * The returned object is empty until the file's first `beforeAll` has run: read its fields in
+ * The returned object is empty until the hooks this call registers have run: read its fields in
  * tests and hooks, not at the top level. A file's own `beforeAll` hooks, registered after this
  * call, run after it (and its `afterAll` hooks before the service stops).
  */
@@ -21,9 +21,16 @@ export interface ServiceContext {
   bucket: S3Client;
 }
 
-/** What a file sets up on the started service before its tests: its fields join the context. */
+/**
+ * What a file sets up on the started service before its tests: the fields it returns join the
+ * context. It works with the service it is given: the context's own fields are not there yet.
+ */
 export type Seed<T> = (svc: TestService) => Promise<T>;
 
+/** What the seeds below need of a service: any local service will do, this fixture's or a file's own. */
+type Reachable = Pick<TestService, 'url' | 'issueToken'>;
+
+/** The file's service, started with `options` and seeded with `seed`, if given. */
 export function useService<T extends object = object>(options: TestServiceOptions & { seed?: Seed<T> } = {}): ServiceContext & T {
   const { seed, ...serviceOptions } = options;
   const ctx = {} as ServiceContext & T;
@@ -40,7 +47,7 @@ export function useService<T extends object = object>(options: TestServiceOption
 }
 
 /** A user and one repository of theirs: the most common start of a file. */
-export async function withOwner(svc: TestService): Promise<{ user: User; repo: Repository }> {
+export async function withOwner(svc: Reachable): Promise<{ user: User; repo: Repository }> {
   const user = await newUser(svc);
   return { user, repo: await newRepository(user.api) };
 }
@@ -49,7 +56,7 @@ export async function withOwner(svc: TestService): Promise<{ user: User; repo: R
  * Four users: a repository of the owner's (named `name`, if given), shared with the editor and
  * the viewer in those roles; the stranger is no member.
  */
-export async function withRoles(svc: TestService, name?: string) {
+export async function withRoles(svc: Reachable, name?: string) {
   const [owner, editor, viewer, stranger] = await Promise.all([newUser(svc), newUser(svc), newUser(svc), newUser(svc)]);
   const repo = await newRepository(owner.api, name === undefined ? undefined : { name });
   await setRole(owner.api, repo.id, editor.sub, 'editor');
@@ -65,7 +72,7 @@ export const useServiceWithRoles = (name?: string) => useService({ seed: (svc) =
  * A client of the service's S3 emulator with the runtime's own credentials. Checksums only where
  * S3 requires them: the emulator ignores them, and a plain PutObject is what the tests mean.
  */
-export function bucketClient(svc: TestService): S3Client {
+function bucketClient(svc: TestService): S3Client {
   return new S3Client({
     endpoint: svc.s3.endpoint,
     forcePathStyle: true,

@@ -1,7 +1,7 @@
 /**
  * The whole service for a test file: its own fresh table in the file's own DynamoDB Local,
  * a temporary data dir (keys, paging secret; removed on stop) and a free port.
- * One per test file (handlers read process.env): most files get it through test/support/fixture.ts.
+ * One per test file (handlers read process.env); most files get it through test/support/fixture.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
