@@ -5,19 +5,19 @@
  * function checks the bearer token itself; the command's mistakes are one line each.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { bundleHandler, projectRoot } from '#lib/bundling';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalIssuer, loadLocalIssuer } from '#lib/local/jwt';
 import { buildHttpApiEvent } from '#lib/local/sam/event';
 import { invokeFunction } from '#lib/local/sam/invoke';
 import { readTemplate, type SamTemplate } from '#lib/local/sam/template';
 import { createTestTable } from '#test/support/dynamodb';
+import { useTempDir } from '#test/support/temp-dir';
 
-const dir = mkdtempSync(join(tmpdir(), 'sam-invoke-'));
+const dir = useTempDir('sam-invoke-');
 let template: SamTemplate;
 let templateFile: string;
 let issuer: LocalIssuer;
@@ -79,7 +79,6 @@ beforeAll(async () => {
     JWT_JWKS: JSON.stringify(issuer.jwks),
   };
 }, 60_000);
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function invoke(name: string, event: unknown, envVars = {}) {
   let logs = '';
