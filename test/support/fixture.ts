@@ -1,6 +1,7 @@
 /**
  * A test file's set-up in one call at its top: the service started before the file's tests and
- * stopped after them, with the users and repository the file starts from.
+ * stopped after them, with the users and repository the file starts from (`useService…`); for
+ * tests of the data layer without the service, a table of their own (`useTable`).
  *
  *   const ctx = useServiceWithOwner();
  *   it('…', async () => { await ctx.user.api.get(`/${ctx.repo.id}`); });
