@@ -7,24 +7,20 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { stateFileOf } from '#lib/files-client/upload';
 import { useServiceWithOwner } from '#test/support/fixture';
+import { useTempDir } from '#test/support/temp-dir';
 
 const MiB = 1024 * 1024;
 const root = new URL('../..', import.meta.url).pathname;
 
 const ctx = useServiceWithOwner();
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'documents-files-cli-'));
-});
-afterAll(() => rm(dir, { recursive: true, force: true }));
+const dir = useTempDir('documents-files-cli-');
 
 interface Run {
   child: ChildProcess;
