@@ -3,7 +3,8 @@
  * the contract's 409/412 (or, within a small share, a labelled 503: `oneWinner`), and the
  * listings agree with the winners (docs/api.md). The racing writes are sent once each.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useServiceWithOwner } from '#test/support/fixture';
 import {
   byName,
   countStatuses,
@@ -16,23 +17,14 @@ import {
   newDocument,
   newFolder,
   postDocument,
-  type Repository,
   randomId,
-  type User,
 } from '#test/support/http';
-import { startWithOwner, type TestService } from '#test/support/service';
 
 const N = 8;
 
-let svc: TestService;
-let user: User;
-let repo: Repository;
-beforeAll(async () => {
-  ({ svc, user, repo } = await startWithOwner());
-}, 60_000);
-afterAll(() => svc.stop());
+const ctx = useServiceWithOwner();
 
-const freshFolder = () => newFolder(user.api, repo.rootFolderId);
+const freshFolder = () => newFolder(ctx.user.api, ctx.repo.rootFolderId);
 /** Starts all N requests before any of them is answered. */
 const race = (fn: (i: number) => Promise<HttpResponse>) => Promise.all(Array.from({ length: N }, (_, i) => fn(i)));
 
@@ -90,9 +82,9 @@ describe('racing creates', () => {
   it('of documents with one name: one 201, the rest 409, one listing entry', async () => {
     const { won, folder } = await oneWinner(201, 409, async () => {
       const folder = await freshFolder();
-      return { folder, responses: await race(() => user.api.post('/document', { folderId: folder.id, name: 'race', content: 'x' })) };
+      return { folder, responses: await race(() => ctx.user.api.post('/document', { folderId: folder.id, name: 'race', content: 'x' })) };
     });
-    const { items } = await listAll<Document>(user.api, `/folder/${folder.id}/documents`);
+    const { items } = await listAll<Document>(ctx.user.api, `/folder/${folder.id}/documents`);
     expect(items.map((d) => d.id)).toEqual([won.body.id]);
   });
 
@@ -100,17 +92,20 @@ describe('racing creates', () => {
     const names = ['caf\u00e9', 'cafe\u0301', 'CAF\u00c9', 'Cafe\u0301', 'caF\u00e9', 'CAFE\u0301', 'Caf\u00e9', 'cAfe\u0301'];
     const { won, folder } = await oneWinner(201, 409, async () => {
       const folder = await freshFolder();
-      return { folder, responses: await race((i) => user.api.post('/document', { folderId: folder.id, name: names[i] })) };
+      return { folder, responses: await race((i) => ctx.user.api.post('/document', { folderId: folder.id, name: names[i] })) };
     });
-    expect(await namesIn(user.api, folder.id, 'documents')).toEqual([won.body.name]);
+    expect(await namesIn(ctx.user.api, folder.id, 'documents')).toEqual([won.body.name]);
   });
 
   it('of folders with one name: one 201, the rest 409, one listing entry', async () => {
     const { won, parent } = await oneWinner(201, 409, async () => {
       const parent = await freshFolder();
-      return { parent, responses: await race((i) => user.api.post('/folder', { parentId: parent.id, name: i % 2 ? 'Shared' : 'shared' })) };
+      return {
+        parent,
+        responses: await race((i) => ctx.user.api.post('/folder', { parentId: parent.id, name: i % 2 ? 'Shared' : 'shared' })),
+      };
     });
-    const { items } = await listAll<{ id: string }>(user.api, `/folder/${parent.id}/folders`);
+    const { items } = await listAll<{ id: string }>(ctx.user.api, `/folder/${parent.id}/folders`);
     expect(items.map((f) => f.id)).toEqual([won.body.id]);
   });
 
@@ -119,13 +114,13 @@ describe('racing creates', () => {
       const parent = await freshFolder();
       const responses = await race((i) =>
         i % 2
-          ? user.api.post('/folder', { parentId: parent.id, name: 'Mixed' })
-          : user.api.post('/document', { folderId: parent.id, name: 'mixed' }),
+          ? ctx.user.api.post('/folder', { parentId: parent.id, name: 'Mixed' })
+          : ctx.user.api.post('/document', { folderId: parent.id, name: 'mixed' }),
       );
       return { parent, responses };
     });
-    const folders = await listAll<{ id: string }>(user.api, `/folder/${parent.id}/folders`);
-    const documents = await listAll<{ id: string }>(user.api, `/folder/${parent.id}/documents`);
+    const folders = await listAll<{ id: string }>(ctx.user.api, `/folder/${parent.id}/folders`);
+    const documents = await listAll<{ id: string }>(ctx.user.api, `/folder/${parent.id}/documents`);
     expect([...folders.items, ...documents.items].map((item) => item.id)).toEqual([won.body.id]);
   });
 
@@ -134,37 +129,37 @@ describe('racing creates', () => {
     const { won, folder, id } = await oneWinner(201, 409, async () => {
       const folder = await freshFolder();
       const id = randomId();
-      return { folder, id, responses: await race((i) => user.api.post('/document', { id, folderId: folder.id, name: names[i] })) };
+      return { folder, id, responses: await race((i) => ctx.user.api.post('/document', { id, folderId: folder.id, name: names[i] })) };
     });
     expect(won.body.id).toBe(id);
-    expect(await namesIn(user.api, folder.id, 'documents')).toEqual([won.body.name]);
+    expect(await namesIn(ctx.user.api, folder.id, 'documents')).toEqual([won.body.name]);
     // The names the losers asked for were not kept: each is free, at the first attempt (a
     // fixture's resend after a 503 would take a 409 for its own earlier attempt and hide one).
-    for (const name of names.filter((n) => n !== won.body.name)) await postDocument(user.api, folder.id, { name });
-    expect(await namesIn(user.api, folder.id, 'documents')).toHaveLength(N);
+    for (const name of names.filter((n) => n !== won.body.name)) await postDocument(ctx.user.api, folder.id, { name });
+    expect(await namesIn(ctx.user.api, folder.id, 'documents')).toHaveLength(N);
   });
 });
 
 describe('racing updates', () => {
   it('with If-Match "1": one 200, the rest 412, final version 2', async () => {
     const { won, doc } = await oneWinner(200, 412, async () => {
-      const doc = await newDocument(user.api, (await freshFolder()).id, { content: 'v1' });
+      const doc = await newDocument(ctx.user.api, (await freshFolder()).id, { content: 'v1' });
       return {
         doc,
-        responses: await race((i) => user.api.put('/document', { id: doc.id, content: `writer ${i}` }, { 'If-Match': '"1"' })),
+        responses: await race((i) => ctx.user.api.put('/document', { id: doc.id, content: `writer ${i}` }, { 'If-Match': '"1"' })),
       };
     });
-    const stored = await getDocument(user.api, doc.id);
+    const stored = await getDocument(ctx.user.api, doc.id);
     expect(stored.version).toBe(2);
     expect(stored.content).toBe(won.body.content);
   });
 
   it('with version 1 in the body: one 200, the rest 412', async () => {
     const { won, doc } = await oneWinner(200, 412, async () => {
-      const doc = await newDocument(user.api, (await freshFolder()).id);
-      return { doc, responses: await race((i) => user.api.put('/document', { id: doc.id, content: `writer ${i}`, version: 1 })) };
+      const doc = await newDocument(ctx.user.api, (await freshFolder()).id);
+      return { doc, responses: await race((i) => ctx.user.api.put('/document', { id: doc.id, content: `writer ${i}`, version: 1 })) };
     });
-    const stored = await getDocument(user.api, doc.id);
+    const stored = await getDocument(ctx.user.api, doc.id);
     expect(stored.version).toBe(2);
     expect(stored.content).toBe(won.body.content);
   });
@@ -175,8 +170,8 @@ describe('racing updates', () => {
     // held to the same share as a loaded database's in `oneWinner`, the race run again past it.
     let round: { doc: Document; responses: HttpResponse[] };
     for (let n = 1; ; n++) {
-      const doc = await newDocument(user.api, (await freshFolder()).id, { content: 'v1' });
-      round = { doc, responses: await race((i) => user.api.put('/document', { id: doc.id, content: `writer ${i}` })) };
+      const doc = await newDocument(ctx.user.api, (await freshFolder()).id, { content: 'v1' });
+      round = { doc, responses: await race((i) => ctx.user.api.put('/document', { id: doc.id, content: `writer ${i}` })) };
       const unavailable = round.responses.filter((r) => r.status === 503).length;
       if (unavailable <= MAX_UNAVAILABLE || n === ROUNDS) break;
       console.log(`[stats] concurrency: round ${n} of unconditional writes had ${unavailable} of ${N} answered 503; racing again`);
@@ -193,7 +188,7 @@ describe('racing updates', () => {
     const versions = applied.map((r) => r.body.version as number).sort((a, b) => a - b);
     expect(versions).toEqual(Array.from({ length: applied.length }, (_, i) => i + 2));
     const last = applied.find((r) => r.body.version === applied.length + 1)!;
-    const stored = await getDocument(user.api, doc.id);
+    const stored = await getDocument(ctx.user.api, doc.id);
     expect(stored.version).toBe(applied.length + 1);
     expect(stored.content).toBe(last.body.content);
   });
@@ -202,23 +197,23 @@ describe('racing updates', () => {
     const { won, folder, docs } = await oneWinner(200, 409, async () => {
       const folder = await freshFolder();
       const docs: Document[] = [];
-      for (let i = 0; i < N; i++) docs.push(await newDocument(user.api, folder.id, { name: `doc ${i}` }));
-      return { folder, docs, responses: await race((i) => user.api.put('/document', { id: docs[i]!.id, name: 'Target' })) };
+      for (let i = 0; i < N; i++) docs.push(await newDocument(ctx.user.api, folder.id, { name: `doc ${i}` }));
+      return { folder, docs, responses: await race((i) => ctx.user.api.put('/document', { id: docs[i]!.id, name: 'Target' })) };
     });
     const expected = byName(docs.map((d) => ({ name: d.id === won.body.id ? 'Target' : d.name }))).map((d) => d.name);
-    expect(await namesIn(user.api, folder.id, 'documents')).toEqual(expected);
+    expect(await namesIn(ctx.user.api, folder.id, 'documents')).toEqual(expected);
   });
 
   it('deleting one document: one 204, the rest 404', async () => {
     const { folder, doc } = await oneWinner(204, 404, async () => {
       const folder = await freshFolder();
-      const doc = await newDocument(user.api, folder.id);
-      return { folder, doc, responses: await race(() => user.api.delete(`/document/${doc.id}`)) };
+      const doc = await newDocument(ctx.user.api, folder.id);
+      return { folder, doc, responses: await race(() => ctx.user.api.delete(`/document/${doc.id}`)) };
     });
-    expect(await namesIn(user.api, folder.id, 'documents')).toEqual([]);
+    expect(await namesIn(ctx.user.api, folder.id, 'documents')).toEqual([]);
     // In the trash, once.
-    expectProblem(await user.api.get(`/document/${doc.id}`), 404);
-    const trash = await listAll<{ id: string }>(user.api, `/${repo.id}/trash`, 100);
+    expectProblem(await ctx.user.api.get(`/document/${doc.id}`), 404);
+    const trash = await listAll<{ id: string }>(ctx.user.api, `/${ctx.repo.id}/trash`, 100);
     expect(trash.items.filter((item) => item.id === doc.id)).toHaveLength(1);
   });
 });

@@ -4,10 +4,11 @@
  * 403 is not here: it needs a second member of a repository, and no endpoint adds members yet.
  */
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REQUEST_BODY_BYTES } from '#core/http/request-guards';
 import { routes } from '#functions/routes';
 import { LOCAL_AUDIENCE } from '#lib/local/jwt';
+import { useService, withOwner } from '#test/support/fixture';
 import {
   Api,
   type Document,
@@ -26,38 +27,30 @@ import {
   problemType,
   type Repository,
   randomId,
-  type User,
   uniqueName,
 } from '#test/support/http';
-import { startTestService } from '#test/support/service';
 
-let svc: Awaited<ReturnType<typeof startTestService>>;
-let user: User;
-let repo: Repository;
-let folder: Folder;
-let doc: Document;
-/** Where requests that should fail validation point, so a wrongly accepted one disturbs nothing. */
-let scratch: Folder;
-beforeAll(async () => {
-  svc = await startTestService();
-  user = await newUser(svc);
-  repo = await newRepository(user.api);
-  folder = await newFolder(user.api, repo.rootFolderId);
-  doc = await newDocument(user.api, folder.id, { name: 'the document', content: 'original' });
-  scratch = await newFolder(user.api, repo.rootFolderId);
-}, 60_000);
-afterAll(() => svc.stop());
+const ctx = useService({
+  seed: async (svc) => {
+    const { user, repo } = await withOwner(svc);
+    const folder = await newFolder(user.api, repo.rootFolderId);
+    const doc = await newDocument(user.api, folder.id, { name: 'the document', content: 'original' });
+    /** Where requests that should fail validation point, so a wrongly accepted one disturbs nothing. */
+    const scratch = await newFolder(user.api, repo.rootFolderId);
+    return { user, repo, folder, doc, scratch };
+  },
+});
 
-const anonymous = () => new Api(svc.url);
-const freshFolder = () => newFolder(user.api, repo.rootFolderId);
+const anonymous = () => new Api(ctx.svc.url);
+const freshFolder = () => newFolder(ctx.user.api, ctx.repo.rootFolderId);
 /** A raw JSON text sent with `Content-Type: application/json`. */
 const sendJsonText = (api: Api, method: string, path: string, text: string | Uint8Array) =>
   api.request(method, path, { raw: text, headers: { 'content-type': 'application/json' } });
 
 /** The document and its folder's listing are exactly as `doc` left them. */
 async function expectDocumentUnchanged(): Promise<void> {
-  expect(await getDocument(user.api, doc.id)).toEqual(doc);
-  expect(await namesIn(user.api, folder.id, 'documents')).toEqual(['the document']);
+  expect(await getDocument(ctx.user.api, ctx.doc.id)).toEqual(ctx.doc);
+  expect(await namesIn(ctx.user.api, ctx.folder.id, 'documents')).toEqual(['the document']);
 }
 
 describe('400 malformed JSON', () => {
@@ -68,7 +61,7 @@ describe('400 malformed JSON', () => {
     ['PUT', '/document'],
   ])('%s %s with broken JSON', async (method, path) => {
     for (const text of ['{"name":', '{name: "x"}', '{"name":"x"} trailing', "{'name':'x'}"]) {
-      expectProblem(await sendJsonText(user.api, method, path, text), 400, problemType.malformedJson);
+      expectProblem(await sendJsonText(ctx.user.api, method, path, text), 400, problemType.malformedJson);
     }
   });
 
@@ -77,7 +70,7 @@ describe('400 malformed JSON', () => {
       ['POST', '/'],
       ['PUT', '/document'],
     ] as const) {
-      const res = await sendJsonText(user.api, method, path, '');
+      const res = await sendJsonText(ctx.user.api, method, path, '');
       // Not JSON at all, or not an object: either 400 kind is fair, a 500 is not.
       expectProblem(res, 400, res.body?.type === problemType.malformedJson ? problemType.malformedJson : problemType[400]);
     }
@@ -85,9 +78,13 @@ describe('400 malformed JSON', () => {
 
   it('creates nothing and changes nothing', async () => {
     const name = uniqueName();
-    expectProblem(await sendJsonText(user.api, 'POST', '/', `{"name":"${name}"`), 400, problemType.malformedJson);
-    expectProblem(await sendJsonText(user.api, 'PUT', '/document', `{"id":"${doc.id}","content":"x"`), 400, problemType.malformedJson);
-    const { items } = await listAll<Repository>(user.api, '/');
+    expectProblem(await sendJsonText(ctx.user.api, 'POST', '/', `{"name":"${name}"`), 400, problemType.malformedJson);
+    expectProblem(
+      await sendJsonText(ctx.user.api, 'PUT', '/document', `{"id":"${ctx.doc.id}","content":"x"`),
+      400,
+      problemType.malformedJson,
+    );
+    const { items } = await listAll<Repository>(ctx.user.api, '/');
     expect(items.map((r) => r.name)).not.toContain(name);
     await expectDocumentUnchanged();
   });
@@ -101,7 +98,7 @@ describe('400 validation', () => {
       ['POST', '/document'],
       ['PUT', '/document'],
     ] as const) {
-      expectValidationError(await sendJsonText(user.api, method, path, text), '');
+      expectValidationError(await sendJsonText(ctx.user.api, method, path, text), '');
     }
   });
 
@@ -120,12 +117,12 @@ describe('400 validation', () => {
 
   it.each(badNames)('rejects a name with %s, on every endpoint that takes a name', async (_label, name) => {
     const parent = await freshFolder();
-    expectValidationError(await user.api.post('/', { name }), 'name');
-    expectValidationError(await user.api.post('/folder', { parentId: parent.id, name }), 'name');
-    expectValidationError(await user.api.post('/document', { folderId: parent.id, name }), 'name');
-    expectValidationError(await user.api.put('/document', { id: doc.id, name }), 'name');
-    expect(await namesIn(user.api, parent.id, 'folders')).toEqual([]);
-    expect(await namesIn(user.api, parent.id, 'documents')).toEqual([]);
+    expectValidationError(await ctx.user.api.post('/', { name }), 'name');
+    expectValidationError(await ctx.user.api.post('/folder', { parentId: parent.id, name }), 'name');
+    expectValidationError(await ctx.user.api.post('/document', { folderId: parent.id, name }), 'name');
+    expectValidationError(await ctx.user.api.put('/document', { id: ctx.doc.id, name }), 'name');
+    expect(await namesIn(ctx.user.api, parent.id, 'folders')).toEqual([]);
+    expect(await namesIn(ctx.user.api, parent.id, 'documents')).toEqual([]);
   });
 
   it('accepts names at the limit: 255 code points after trimming and NFC', async () => {
@@ -137,7 +134,7 @@ describe('400 validation', () => {
       ['e\u0301'.repeat(255), '\u00e9'.repeat(255)], // 510 code points sent, 255 in NFC
     ];
     for (const [sent, stored] of cases) {
-      const res = await user.api.post('/folder', { parentId: parent.id, name: sent });
+      const res = await ctx.user.api.post('/folder', { parentId: parent.id, name: sent });
       expectJson(res, 201);
       expect(res.body.name).toBe(stored);
     }
@@ -146,12 +143,12 @@ describe('400 validation', () => {
   it('names an unknown field rather than dropping it', async () => {
     const cases: [string, string, Record<string, unknown>, string][] = [
       ['POST', '/', { name: uniqueName(), descripton: 'typo' }, 'descripton'],
-      ['POST', '/folder', { parentId: scratch.id, name: uniqueName(), nmae: 'typo' }, 'nmae'],
-      ['POST', '/document', { folderId: scratch.id, name: uniqueName(), contnet: 'typo' }, 'contnet'],
-      ['PUT', '/document', { id: doc.id, contnet: 'typo' }, 'contnet'],
+      ['POST', '/folder', { parentId: ctx.scratch.id, name: uniqueName(), nmae: 'typo' }, 'nmae'],
+      ['POST', '/document', { folderId: ctx.scratch.id, name: uniqueName(), contnet: 'typo' }, 'contnet'],
+      ['PUT', '/document', { id: ctx.doc.id, contnet: 'typo' }, 'contnet'],
     ];
     for (const [method, path, json, field] of cases) {
-      const res = await user.api.request(method, path, { json });
+      const res = await ctx.user.api.request(method, path, { json });
       expectProblem(res, 400);
       const mentioned = (res.body.errors as { path: string; message: string }[]).some((e) => e.path === field || e.message.includes(field));
       expect(mentioned, `${method} ${path}: ${res.text}`).toBe(true);
@@ -166,28 +163,28 @@ describe('400 validation', () => {
     ['POST', '/', () => ({ name: uniqueName(), description: 5 }), 'description'],
     ['POST', '/', () => ({ name: uniqueName(), description: 'd'.repeat(1025) }), 'description'],
     ['POST', '/folder', () => ({ name: uniqueName() }), 'parentId'],
-    ['POST', '/folder', () => ({ parentId: scratch.id }), 'name'],
+    ['POST', '/folder', () => ({ parentId: ctx.scratch.id }), 'name'],
     ['POST', '/folder', () => ({ parentId: 7, name: uniqueName() }), 'parentId'],
     ['POST', '/folder', () => ({ parentId: 'bad id', name: uniqueName() }), 'parentId'],
     ['POST', '/document', () => ({ name: uniqueName() }), 'folderId'],
-    ['POST', '/document', () => ({ folderId: scratch.id }), 'name'],
+    ['POST', '/document', () => ({ folderId: ctx.scratch.id }), 'name'],
     ['POST', '/document', () => ({ folderId: 'x'.repeat(65), name: uniqueName() }), 'folderId'],
-    ['POST', '/document', () => ({ folderId: scratch.id, name: uniqueName(), content: 5 }), 'content'],
-    ['POST', '/document', () => ({ folderId: scratch.id, name: uniqueName(), content: ['a'] }), 'content'],
-    ['POST', '/document', () => ({ folderId: scratch.id, name: uniqueName(), contentType: 5 }), 'contentType'],
-    ['POST', '/document', () => ({ folderId: scratch.id, name: uniqueName(), contentType: 'not a media type' }), 'contentType'],
-    ['POST', '/document', () => ({ folderId: scratch.id, name: uniqueName(), contentType: `text/${'x'.repeat(251)}` }), 'contentType'],
-    ['POST', '/document', () => ({ folderId: scratch.id, name: uniqueName(), id: 'bad!id' }), 'id'],
-    ['POST', '/document', () => ({ folderId: scratch.id, name: uniqueName(), id: '' }), 'id'],
-    ['POST', '/document', () => ({ folderId: scratch.id, name: uniqueName(), id: 'i'.repeat(65) }), 'id'],
+    ['POST', '/document', () => ({ folderId: ctx.scratch.id, name: uniqueName(), content: 5 }), 'content'],
+    ['POST', '/document', () => ({ folderId: ctx.scratch.id, name: uniqueName(), content: ['a'] }), 'content'],
+    ['POST', '/document', () => ({ folderId: ctx.scratch.id, name: uniqueName(), contentType: 5 }), 'contentType'],
+    ['POST', '/document', () => ({ folderId: ctx.scratch.id, name: uniqueName(), contentType: 'not a media type' }), 'contentType'],
+    ['POST', '/document', () => ({ folderId: ctx.scratch.id, name: uniqueName(), contentType: `text/${'x'.repeat(251)}` }), 'contentType'],
+    ['POST', '/document', () => ({ folderId: ctx.scratch.id, name: uniqueName(), id: 'bad!id' }), 'id'],
+    ['POST', '/document', () => ({ folderId: ctx.scratch.id, name: uniqueName(), id: '' }), 'id'],
+    ['POST', '/document', () => ({ folderId: ctx.scratch.id, name: uniqueName(), id: 'i'.repeat(65) }), 'id'],
     ['PUT', '/document', () => ({ content: 'no id' }), 'id'],
     ['PUT', '/document', () => ({ id: 'bad id' }), 'id'],
-    ['PUT', '/document', () => ({ id: doc.id, version: '1' }), 'version'],
-    ['PUT', '/document', () => ({ id: doc.id, version: 1.5 }), 'version'],
-    ['PUT', '/document', () => ({ id: doc.id, folderId: 5 }), 'folderId'],
-    ['PUT', '/document', () => ({ id: doc.id, folderId: 'bad/id' }), 'folderId'],
-    ['PUT', '/document', () => ({ id: doc.id, content: 5 }), 'content'],
-    ['PUT', '/document', () => ({ id: doc.id, contentType: 'plain' }), 'contentType'],
+    ['PUT', '/document', () => ({ id: ctx.doc.id, version: '1' }), 'version'],
+    ['PUT', '/document', () => ({ id: ctx.doc.id, version: 1.5 }), 'version'],
+    ['PUT', '/document', () => ({ id: ctx.doc.id, folderId: 5 }), 'folderId'],
+    ['PUT', '/document', () => ({ id: ctx.doc.id, folderId: 'bad/id' }), 'folderId'],
+    ['PUT', '/document', () => ({ id: ctx.doc.id, content: 5 }), 'content'],
+    ['PUT', '/document', () => ({ id: ctx.doc.id, contentType: 'plain' }), 'contentType'],
   ];
   const titled = invalid.map(([method, path, body, field]) => {
     const shown = String(body)
@@ -196,7 +193,7 @@ describe('400 validation', () => {
     return [`${method} ${path} ${shown} → 400 on ${field}`, method, path, body, field] as const;
   });
   it.each(titled)('%s', async (_title, method, path, body, field) => {
-    expectValidationError(await user.api.request(method, path, { json: body() }), field);
+    expectValidationError(await ctx.user.api.request(method, path, { json: body() }), field);
   });
 
   it('changes nothing after a rejected PUT', async () => {
@@ -207,34 +204,34 @@ describe('400 validation', () => {
     const paths = ['/bad!id', '/bad!id/folder', '/folder/bad!id', '/folder/bad!id/folders', '/folder/bad!id/documents', '/document/bad!id'];
     const long = 'x'.repeat(65);
     for (const path of [...paths, `/${long}`, `/folder/${long}`, `/document/${long}`, '/document/a%20b', '/document/%C3%A9']) {
-      expectValidationError(await user.api.get(path), 'id');
+      expectValidationError(await ctx.user.api.get(path), 'id');
     }
-    expectValidationError(await user.api.delete('/document/bad!id'), 'id');
+    expectValidationError(await ctx.user.api.delete('/document/bad!id'), 'id');
     // 64 characters is still an id: it names nothing
-    expectProblem(await user.api.get(`/document/${'x'.repeat(64)}`), 404);
+    expectProblem(await ctx.user.api.get(`/document/${'x'.repeat(64)}`), 404);
   });
 
   it('rejects a limit that is not an integer from 1 to 100 written in decimal', async () => {
     for (const limit of ['0', '101', 'abc', '1.5', '-1', '1e1', '', '0x10']) {
-      for (const path of ['/', `/folder/${folder.id}/folders`, `/folder/${folder.id}/documents`]) {
-        expectValidationError(await user.api.get(`${path}?limit=${encodeURIComponent(limit)}`), 'limit');
+      for (const path of ['/', `/folder/${ctx.folder.id}/folders`, `/folder/${ctx.folder.id}/documents`]) {
+        expectValidationError(await ctx.user.api.get(`${path}?limit=${encodeURIComponent(limit)}`), 'limit');
       }
     }
   });
 
   it('accepts limits 1 and 100 and ignores unknown query parameters', async () => {
     for (const query of ['limit=1', 'limit=100', 'sort=desc&foo=bar']) {
-      const res = await user.api.get(`/folder/${folder.id}/documents?${query}`);
+      const res = await ctx.user.api.get(`/folder/${ctx.folder.id}/documents?${query}`);
       expectJson(res, 200);
-      expect(res.body.items.map((d: Document) => d.id)).toEqual([doc.id]);
+      expect(res.body.items.map((d: Document) => d.id)).toEqual([ctx.doc.id]);
     }
   });
 
   it('checks the request before looking anything up: 400, not 404', async () => {
     const unknown = randomId();
-    expectValidationError(await user.api.get(`/folder/${unknown}/documents?limit=0`), 'limit');
-    expectValidationError(await user.api.post('/document', { folderId: unknown, name: 'a/b' }), 'name');
-    expectValidationError(await user.api.put('/document', { id: unknown, version: 'x' }), 'version');
+    expectValidationError(await ctx.user.api.get(`/folder/${unknown}/documents?limit=0`), 'limit');
+    expectValidationError(await ctx.user.api.post('/document', { folderId: unknown, name: 'a/b' }), 'name');
+    expectValidationError(await ctx.user.api.put('/document', { id: unknown, version: 'x' }), 'version');
   });
 });
 
@@ -246,9 +243,9 @@ describe('400 bad nextToken', () => {
     a = await freshFolder();
     b = await freshFolder();
     for (const name of ['f1', 'f2', 'f3']) {
-      await newFolder(user.api, a.id, name);
-      await newFolder(user.api, b.id, name);
-      await newDocument(user.api, a.id, { name: `d-${name}` });
+      await newFolder(ctx.user.api, a.id, name);
+      await newFolder(ctx.user.api, b.id, name);
+      await newDocument(ctx.user.api, a.id, { name: `d-${name}` });
     }
   }, 30_000);
 
@@ -262,35 +259,35 @@ describe('400 bad nextToken', () => {
 
   it('rejects a token that was never issued', async () => {
     for (const token of ['garbage', 'eyJ9', 'a.b', '....', 'x'.repeat(2000)]) {
-      expectValidationError(await user.api.get(withToken(`/folder/${a.id}/folders`, token)), 'nextToken');
+      expectValidationError(await ctx.user.api.get(withToken(`/folder/${a.id}/folders`, token)), 'nextToken');
     }
   });
 
   it('rejects a token with one character changed', async () => {
     const path = `/folder/${a.id}/folders`;
-    const token = await firstToken(user.api, path);
-    expectJson(await user.api.get(withToken(path, token)), 200);
+    const token = await firstToken(ctx.user.api, path);
+    expectJson(await ctx.user.api.get(withToken(path, token)), 200);
     // Change letters and digits only (the last two characters can carry base64 padding bits).
     const positions = [...token.slice(0, -2)].flatMap((c, i) => (/[A-Za-z0-9]/.test(c) ? [i] : []));
     const picks = [positions[0]!, positions[Math.floor(positions.length / 2)]!, positions[positions.length - 1]!];
     for (const i of picks) {
       const altered = token.slice(0, i) + (token[i] === 'A' ? 'B' : 'A') + token.slice(i + 1);
-      expectValidationError(await user.api.get(withToken(path, altered)), 'nextToken');
+      expectValidationError(await ctx.user.api.get(withToken(path, altered)), 'nextToken');
     }
   });
 
   it('rejects a token taken from another list', async () => {
-    const foldersOfA = await firstToken(user.api, `/folder/${a.id}/folders`);
-    const documentsOfA = await firstToken(user.api, `/folder/${a.id}/documents`);
-    expectValidationError(await user.api.get(withToken(`/folder/${b.id}/folders`, foldersOfA)), 'nextToken');
-    expectValidationError(await user.api.get(withToken(`/folder/${a.id}/documents`, foldersOfA)), 'nextToken');
-    expectValidationError(await user.api.get(withToken(`/folder/${a.id}/folders`, documentsOfA)), 'nextToken');
-    expectValidationError(await user.api.get(withToken('/', foldersOfA)), 'nextToken');
+    const foldersOfA = await firstToken(ctx.user.api, `/folder/${a.id}/folders`);
+    const documentsOfA = await firstToken(ctx.user.api, `/folder/${a.id}/documents`);
+    expectValidationError(await ctx.user.api.get(withToken(`/folder/${b.id}/folders`, foldersOfA)), 'nextToken');
+    expectValidationError(await ctx.user.api.get(withToken(`/folder/${a.id}/documents`, foldersOfA)), 'nextToken');
+    expectValidationError(await ctx.user.api.get(withToken(`/folder/${a.id}/folders`, documentsOfA)), 'nextToken');
+    expectValidationError(await ctx.user.api.get(withToken('/', foldersOfA)), 'nextToken');
   });
 
   it("rejects one caller's repository-list token from another caller", async () => {
-    const alice = await newUser(svc);
-    const bob = await newUser(svc);
+    const alice = await newUser(ctx.svc);
+    const bob = await newUser(ctx.svc);
     for (const name of ['a', 'b']) {
       await newRepository(alice.api, { name });
       await newRepository(bob.api, { name });
@@ -309,10 +306,11 @@ describe('401', () => {
     expect(challenge, res.request).toMatch(/^Bearer\b/);
     if (invalidToken) expect(challenge, res.request).toMatch(/error="invalid_token"/);
   };
-  const withRawAuthorization = (value: string) => anonymous().request('GET', `/document/${doc.id}`, { headers: { authorization: value } });
+  const withRawAuthorization = (value: string) =>
+    anonymous().request('GET', `/document/${ctx.doc.id}`, { headers: { authorization: value } });
 
   it('answers a request without a token', async () => {
-    expectUnauthorized(await anonymous().get(`/document/${doc.id}`), false);
+    expectUnauthorized(await anonymous().get(`/document/${ctx.doc.id}`), false);
     expectUnauthorized(await anonymous().get('/'), false);
   });
 
@@ -327,8 +325,8 @@ describe('401', () => {
   });
 
   it('answers a token that fails verification', async () => {
-    const sub = user.sub;
-    const good = await svc.issueToken(sub);
+    const sub = ctx.user.sub;
+    const good = await ctx.svc.issueToken(sub);
     const [header, payload, signature] = good.split('.') as [string, string, string];
     const claims = decodeJwt(good);
     const otherSub = Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url');
@@ -345,12 +343,12 @@ describe('401', () => {
       ['an unsigned token (alg none)', `Bearer ${none}.${payload}.`],
       ['a token without its signature', `Bearer ${header}.${payload}`],
       ['a token signed by another key', `Bearer ${forged}`],
-      ['an expired token', `Bearer ${await svc.issueToken(sub, {}, { expiresInSeconds: -120 })}`],
-      ['a token without exp', `Bearer ${await svc.issueToken(sub, {}, { exp: null })}`],
-      ['a token from another issuer', `Bearer ${await svc.issueToken(sub, {}, { iss: 'https://issuer.invalid/' })}`],
-      ['a token for another audience', `Bearer ${await svc.issueToken(sub, {}, { aud: 'someone-else' })}`],
-      ['a token for another client', `Bearer ${await svc.issueToken(sub, { client_id: 'someone-else' }, { aud: null })}`],
-      ['a token not valid yet (nbf)', `Bearer ${await svc.issueToken(sub, {}, { nbf: nowSeconds + 3600 })}`],
+      ['an expired token', `Bearer ${await ctx.svc.issueToken(sub, {}, { expiresInSeconds: -120 })}`],
+      ['a token without exp', `Bearer ${await ctx.svc.issueToken(sub, {}, { exp: null })}`],
+      ['a token from another issuer', `Bearer ${await ctx.svc.issueToken(sub, {}, { iss: 'https://issuer.invalid/' })}`],
+      ['a token for another audience', `Bearer ${await ctx.svc.issueToken(sub, {}, { aud: 'someone-else' })}`],
+      ['a token for another client', `Bearer ${await ctx.svc.issueToken(sub, { client_id: 'someone-else' }, { aud: null })}`],
+      ['a token not valid yet (nbf)', `Bearer ${await ctx.svc.issueToken(sub, {}, { nbf: nowSeconds + 3600 })}`],
     ];
     for (const [label, authorization] of bad) {
       const res = await withRawAuthorization(authorization);
@@ -362,9 +360,9 @@ describe('401', () => {
   });
 
   it('accepts client_id in place of aud, and an nbf in the past', async () => {
-    const viaClientId = await svc.issueToken(user.sub, { client_id: LOCAL_AUDIENCE }, { aud: null });
+    const viaClientId = await ctx.svc.issueToken(ctx.user.sub, { client_id: LOCAL_AUDIENCE }, { aud: null });
     expectJson(await withRawAuthorization(`Bearer ${viaClientId}`), 200);
-    const started = await svc.issueToken(user.sub, {}, { nbf: Math.floor(Date.now() / 1000) - 60 });
+    const started = await ctx.svc.issueToken(ctx.user.sub, {}, { nbf: Math.floor(Date.now() / 1000) - 60 });
     expectJson(await withRawAuthorization(`Bearer ${started}`), 200);
   });
 
@@ -380,15 +378,15 @@ describe('401', () => {
     expectUnauthorized(await sendJsonText(none, 'POST', '/document', '{"broken'), false); // not 400
     expectUnauthorized(await none.request('POST', '/', { raw: 'x', headers: { 'content-type': 'text/plain' } }), false); // not 415
     expectUnauthorized(await none.post('/', { name: 'x', description: 'd'.repeat(600 * 1024) }), false); // not 413
-    expectUnauthorized(await none.put('/document', { id: doc.id, content: 'x' }, { 'If-Match': '"9"' }), false); // not 412
+    expectUnauthorized(await none.put('/document', { id: ctx.doc.id, content: 'x' }, { 'If-Match': '"9"' }), false); // not 412
     await expectDocumentUnchanged();
   });
 });
 
 describe('404', () => {
   it('answers an unknown route, with or without a token', async () => {
-    for (const api of [anonymous(), user.api]) {
-      for (const path of ['/folder/x/y/z', '/nope/a/b', '/document/x/y', `/${repo.id}/folder/extra`]) {
+    for (const api of [anonymous(), ctx.user.api]) {
+      for (const path of ['/folder/x/y/z', '/nope/a/b', '/document/x/y', `/${ctx.repo.id}/folder/extra`]) {
         expectProblem(await api.get(path), 404);
       }
       expectProblem(await api.post('/folder/x/y', { name: 'x' }), 404);
@@ -396,8 +394,8 @@ describe('404', () => {
   });
 
   it('answers GET /folder and GET /document as GET /{id} of a repository that does not exist', async () => {
-    expectProblem(await user.api.get('/folder'), 404);
-    expectProblem(await user.api.get('/document'), 404);
+    expectProblem(await ctx.user.api.get('/folder'), 404);
+    expectProblem(await ctx.user.api.get('/document'), 404);
   });
 
   it('answers ids that name nothing', async () => {
@@ -410,25 +408,25 @@ describe('404', () => {
       `/folder/${unknown}/documents`,
       `/document/${unknown}`,
     ]) {
-      expectProblem(await user.api.get(path), 404);
+      expectProblem(await ctx.user.api.get(path), 404);
     }
-    expectProblem(await user.api.delete(`/document/${unknown}`), 404);
-    expectProblem(await user.api.put('/document', { id: unknown, content: 'x' }), 404);
-    expectProblem(await user.api.post('/folder', { parentId: unknown, name: uniqueName() }), 404);
-    expectProblem(await user.api.post('/document', { folderId: unknown, name: uniqueName() }), 404);
+    expectProblem(await ctx.user.api.delete(`/document/${unknown}`), 404);
+    expectProblem(await ctx.user.api.put('/document', { id: unknown, content: 'x' }), 404);
+    expectProblem(await ctx.user.api.post('/folder', { parentId: unknown, name: uniqueName() }), 404);
+    expectProblem(await ctx.user.api.post('/document', { folderId: unknown, name: uniqueName() }), 404);
   });
 
   it('answers ids of the wrong kind', async () => {
-    expectProblem(await user.api.get(`/document/${folder.id}`), 404);
-    expectProblem(await user.api.get(`/folder/${doc.id}`), 404);
-    expectProblem(await user.api.get(`/folder/${doc.id}/documents`), 404);
-    expectProblem(await user.api.get(`/${folder.id}`), 404);
-    expectProblem(await user.api.get(`/${folder.id}/folder`), 404);
-    expectProblem(await user.api.post('/folder', { parentId: doc.id, name: uniqueName() }), 404);
-    expectProblem(await user.api.post('/document', { folderId: doc.id, name: uniqueName() }), 404);
-    expectProblem(await user.api.put('/document', { id: folder.id }), 404);
-    expectProblem(await user.api.delete(`/document/${folder.id}`), 404);
-    expectJson(await user.api.get(`/folder/${folder.id}`), 200);
+    expectProblem(await ctx.user.api.get(`/document/${ctx.folder.id}`), 404);
+    expectProblem(await ctx.user.api.get(`/folder/${ctx.doc.id}`), 404);
+    expectProblem(await ctx.user.api.get(`/folder/${ctx.doc.id}/documents`), 404);
+    expectProblem(await ctx.user.api.get(`/${ctx.folder.id}`), 404);
+    expectProblem(await ctx.user.api.get(`/${ctx.folder.id}/folder`), 404);
+    expectProblem(await ctx.user.api.post('/folder', { parentId: ctx.doc.id, name: uniqueName() }), 404);
+    expectProblem(await ctx.user.api.post('/document', { folderId: ctx.doc.id, name: uniqueName() }), 404);
+    expectProblem(await ctx.user.api.put('/document', { id: ctx.folder.id }), 404);
+    expectProblem(await ctx.user.api.delete(`/document/${ctx.folder.id}`), 404);
+    expectJson(await ctx.user.api.get(`/folder/${ctx.folder.id}`), 200);
   });
 });
 
@@ -447,7 +445,7 @@ describe('405', () => {
   ];
 
   it.each(cases)('%s %s → 405 with Allow, with or without a token', async (method, path, allowed) => {
-    for (const api of [anonymous(), user.api]) {
+    for (const api of [anonymous(), ctx.user.api]) {
       const res = await api.request(method, path);
       expectProblem(res, 405);
       const allow = (res.headers.get('allow') ?? '')
@@ -463,24 +461,24 @@ describe('405', () => {
 
 describe('409 and 412', () => {
   it('answers a name clash and a taken id as problems', async () => {
-    expectProblem(await user.api.post('/document', { folderId: folder.id, name: 'THE DOCUMENT' }), 409);
-    expectProblem(await user.api.post('/folder', { parentId: folder.id, name: 'the document' }), 409);
-    expectProblem(await user.api.post('/document', { folderId: folder.id, name: uniqueName(), id: doc.id }), 409);
+    expectProblem(await ctx.user.api.post('/document', { folderId: ctx.folder.id, name: 'THE DOCUMENT' }), 409);
+    expectProblem(await ctx.user.api.post('/folder', { parentId: ctx.folder.id, name: 'the document' }), 409);
+    expectProblem(await ctx.user.api.post('/document', { folderId: ctx.folder.id, name: uniqueName(), id: ctx.doc.id }), 409);
     await expectDocumentUnchanged();
   });
 
   it('answers a failed precondition as a problem', async () => {
-    expectProblem(await user.api.put('/document', { id: doc.id, content: 'x' }, { 'If-Match': '"2"' }), 412);
-    expectProblem(await user.api.put('/document', { id: doc.id, content: 'x', version: 7 }), 412);
-    expectProblem(await user.api.delete(`/document/${doc.id}`, { 'If-Match': '"3"' }), 412);
+    expectProblem(await ctx.user.api.put('/document', { id: ctx.doc.id, content: 'x' }, { 'If-Match': '"2"' }), 412);
+    expectProblem(await ctx.user.api.put('/document', { id: ctx.doc.id, content: 'x', version: 7 }), 412);
+    expectProblem(await ctx.user.api.delete(`/document/${ctx.doc.id}`, { 'If-Match': '"3"' }), 412);
     await expectDocumentUnchanged();
   });
 
   it('checks preconditions before names: 412, not 409', async () => {
     const parent = await freshFolder();
-    const d = await newDocument(user.api, parent.id, { name: 'one' });
-    await newDocument(user.api, parent.id, { name: 'two' });
-    expectProblem(await user.api.put('/document', { id: d.id, name: 'two' }, { 'If-Match': '"5"' }), 412);
+    const d = await newDocument(ctx.user.api, parent.id, { name: 'one' });
+    await newDocument(ctx.user.api, parent.id, { name: 'two' });
+    expectProblem(await ctx.user.api.put('/document', { id: d.id, name: 'two' }, { 'If-Match': '"5"' }), 412);
   });
 });
 
@@ -489,21 +487,21 @@ describe('413', () => {
 
   it('rejects a request body over 2 MiB, whatever it holds', async () => {
     const padded = `{"name":"x"${' '.repeat(2048 * KiB)}}`;
-    expectProblem(await sendJsonText(user.api, 'POST', '/', padded), 413);
-    expectProblem(await user.api.post('/', { name: uniqueName(), description: 'd'.repeat(2100 * KiB) }), 413);
-    expectProblem(await sendJsonText(user.api, 'POST', '/document', `{"broken ${'x'.repeat(2100 * KiB)}`), 413); // before JSON syntax
+    expectProblem(await sendJsonText(ctx.user.api, 'POST', '/', padded), 413);
+    expectProblem(await ctx.user.api.post('/', { name: uniqueName(), description: 'd'.repeat(2100 * KiB) }), 413);
+    expectProblem(await sendJsonText(ctx.user.api, 'POST', '/document', `{"broken ${'x'.repeat(2100 * KiB)}`), 413); // before JSON syntax
     expectProblem(
-      await user.api.request('POST', '/document', { raw: 'x'.repeat(2100 * KiB), headers: { 'content-type': 'text/plain' } }),
+      await ctx.user.api.request('POST', '/document', { raw: 'x'.repeat(2100 * KiB), headers: { 'content-type': 'text/plain' } }),
       413,
     ); // before Content-Type
-    expectProblem(await user.api.put('/document', { id: doc.id, content: 'c'.repeat(2100 * KiB) }), 413);
+    expectProblem(await ctx.user.api.put('/document', { id: ctx.doc.id, content: 'c'.repeat(2100 * KiB) }), 413);
     const name = uniqueName('too-big');
-    const parentId = repo.rootFolderId;
+    const parentId = ctx.repo.rootFolderId;
     expectProblem(
-      await sendJsonText(user.api, 'POST', '/folder', JSON.stringify({ parentId, name, padding: 'p'.repeat(2100 * KiB) })),
+      await sendJsonText(ctx.user.api, 'POST', '/folder', JSON.stringify({ parentId, name, padding: 'p'.repeat(2100 * KiB) })),
       413,
     ); // before validation
-    expect(await namesIn(user.api, parentId, 'folders')).not.toContain(name);
+    expect(await namesIn(ctx.user.api, parentId, 'folders')).not.toContain(name);
     await expectDocumentUnchanged();
   });
 
@@ -512,8 +510,8 @@ describe('413', () => {
     const head = `{"name":"${name}"`;
     const exact = `${head}${' '.repeat(2048 * KiB - head.length - 1)}}`;
     expect(Buffer.byteLength(exact)).toBe(MAX_REQUEST_BODY_BYTES);
-    expectJson(await sendJsonText(user.api, 'POST', '/', exact), 201);
-    expectProblem(await sendJsonText(user.api, 'POST', '/', `${exact} `), 413);
+    expectJson(await sendJsonText(ctx.user.api, 'POST', '/', exact), 201);
+    expectProblem(await sendJsonText(ctx.user.api, 'POST', '/', `${exact} `), 413);
   });
 
   it('accepts any content within 256 KiB however JSON escapes it (newlines, control characters)', async () => {
@@ -521,7 +519,7 @@ describe('413', () => {
     // 262,144 bytes of content each: 512 KiB of body as `\n`, 1.5 MiB as `\u0001`.
     for (const unit of ['\n', '\u0001']) {
       const content = unit.repeat(256 * KiB);
-      const created = await user.api.post('/document', { folderId: parent.id, name: uniqueName(), content });
+      const created = await ctx.user.api.post('/document', { folderId: parent.id, name: uniqueName(), content });
       expectJson(created, 201);
       expect(created.body.size).toBe(256 * KiB);
     }
@@ -531,23 +529,23 @@ describe('413', () => {
     const parent = await freshFolder();
     const tooBig = ['a'.repeat(256 * KiB + 1), '\u00e9'.repeat(128 * KiB + 1)]; // 262,145 and 262,146 bytes
     for (const content of tooBig) {
-      expectProblem(await user.api.post('/document', { folderId: parent.id, name: uniqueName(), content }), 413);
-      expectProblem(await user.api.put('/document', { id: doc.id, content }), 413);
+      expectProblem(await ctx.user.api.post('/document', { folderId: parent.id, name: uniqueName(), content }), 413);
+      expectProblem(await ctx.user.api.put('/document', { id: ctx.doc.id, content }), 413);
     }
     // "whatever the rest of the body": an invalid name does not turn it into a 400
-    expectProblem(await user.api.post('/document', { folderId: parent.id, name: 'a/b', content: tooBig[0] }), 413);
-    expect(await namesIn(user.api, parent.id, 'documents')).toEqual([]);
+    expectProblem(await ctx.user.api.post('/document', { folderId: parent.id, name: 'a/b', content: tooBig[0] }), 413);
+    expect(await namesIn(ctx.user.api, parent.id, 'documents')).toEqual([]);
     await expectDocumentUnchanged();
   });
 
   it('accepts content of exactly 256 KiB of UTF-8', async () => {
     const parent = await freshFolder();
     for (const content of ['a'.repeat(256 * KiB), '\u00e9'.repeat(128 * KiB)]) {
-      const created = await newDocument(user.api, parent.id, { content });
+      const created = await newDocument(ctx.user.api, parent.id, { content });
       expect(created.size).toBe(262_144);
-      const updated = await user.api.put('/document', { id: created.id, content: `${content.slice(1)}z` });
+      const updated = await ctx.user.api.put('/document', { id: created.id, content: `${content.slice(1)}z` });
       expectJson(updated, 200);
-      const stored = await getDocument(user.api, created.id);
+      const stored = await getDocument(ctx.user.api, created.id);
       expect(stored.content!.length).toBe(content.length);
     }
   });
@@ -566,39 +564,44 @@ describe('415', () => {
       ['PUT', '/document', { 'content-type': 'text/plain' }],
     ];
     for (const [method, path, headers] of cases) {
-      expectProblem(await user.api.request(method, path, { raw: body(), headers }), 415);
+      expectProblem(await ctx.user.api.request(method, path, { raw: body(), headers }), 415);
     }
   });
 
   it('rejects a body without Content-Type', async () => {
-    const res = await user.api.request('POST', '/', { raw: new TextEncoder().encode(body()) });
+    const res = await ctx.user.api.request('POST', '/', { raw: new TextEncoder().encode(body()) });
     expectProblem(res, 415);
-    const put = await user.api.request('PUT', '/document', { raw: new TextEncoder().encode(JSON.stringify({ id: doc.id, content: 'x' })) });
+    const put = await ctx.user.api.request('PUT', '/document', {
+      raw: new TextEncoder().encode(JSON.stringify({ id: ctx.doc.id, content: 'x' })),
+    });
     expectProblem(put, 415);
     await expectDocumentUnchanged();
   });
 
   it('checks the media type before the JSON syntax', async () => {
-    expectProblem(await user.api.request('POST', '/', { raw: '{"broken', headers: { 'content-type': 'text/plain' } }), 415);
+    expectProblem(await ctx.user.api.request('POST', '/', { raw: '{"broken', headers: { 'content-type': 'text/plain' } }), 415);
   });
 
   it('creates nothing', async () => {
     const name = uniqueName('not-created');
-    expectProblem(await user.api.request('POST', '/', { raw: JSON.stringify({ name }), headers: { 'content-type': 'text/plain' } }), 415);
-    const { items } = await listAll<Repository>(user.api, '/');
+    expectProblem(
+      await ctx.user.api.request('POST', '/', { raw: JSON.stringify({ name }), headers: { 'content-type': 'text/plain' } }),
+      415,
+    );
+    const { items } = await listAll<Repository>(ctx.user.api, '/');
     expect(items.map((r) => r.name)).not.toContain(name);
   });
 
   it('accepts application/json with UTF-8 and application/*+json', async () => {
     for (const type of ['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/merge-patch+json']) {
-      const res = await user.api.request('POST', '/', { raw: body(), headers: { 'content-type': type } });
+      const res = await ctx.user.api.request('POST', '/', { raw: body(), headers: { 'content-type': type } });
       expectJson(res, 201);
     }
   });
 
   it('reads the media type as RFC 9110 writes it: any case, optional whitespace', async () => {
     for (const type of ['APPLICATION/JSON', 'Application/Json; Charset=UTF-8', 'application/json ; charset=utf-8']) {
-      const res = await user.api.request('POST', '/', { raw: body(), headers: { 'content-type': type } });
+      const res = await ctx.user.api.request('POST', '/', { raw: body(), headers: { 'content-type': type } });
       expectJson(res, 201);
     }
   });

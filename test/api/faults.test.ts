@@ -12,7 +12,8 @@ import { timeoutSeconds } from '#lib/function-settings';
 import { type LocalService, startLocalService } from '#lib/local/service';
 import { createTestTable } from '#test/support/dynamodb';
 import { type FaultProxy, startFaultProxy } from '#test/support/fault-proxy';
-import { type HttpResponse, newFolder, newRepository, newUser, type Repository, type User } from '#test/support/http';
+import { withOwner } from '#test/support/fixture';
+import { type HttpResponse, newFolder, type Repository, type User } from '#test/support/http';
 import { expectInvariants } from '#test/support/invariants';
 
 let proxy: FaultProxy;
@@ -26,8 +27,7 @@ beforeAll(async () => {
   proxy = await startFaultProxy(endpoint);
   dataDir = await mkdtemp(join(tmpdir(), 'documents-faults-'));
   service = await startLocalService({ dataDir, tableName, dynamodbEndpoint: proxy.endpoint, log: () => {} });
-  user = await newUser(service);
-  repo = await newRepository(user.api);
+  ({ user, repo } = await withOwner(service));
 }, 60_000);
 afterAll(async () => {
   await service?.stop();

@@ -4,7 +4,8 @@
  * not both run; each user has their own keys.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useServiceWithOwner } from '#test/support/fixture';
 import {
   type Api,
   expectJson,
@@ -17,23 +18,12 @@ import {
   newRepository,
   newUser,
   problemType,
-  type Repository,
-  type User,
   uniqueName,
 } from '#test/support/http';
-import { startTestService, type TestService } from '#test/support/service';
 
-let svc: TestService;
-let user: User;
-let repo: Repository;
-beforeAll(async () => {
-  svc = await startTestService();
-  user = await newUser(svc);
-  repo = await newRepository(user.api);
-}, 60_000);
-afterAll(() => svc.stop());
+const ctx = useServiceWithOwner();
 
-const freshFolder = (): Promise<Folder> => newFolder(user.api, repo.rootFolderId);
+const freshFolder = (): Promise<Folder> => newFolder(ctx.user.api, ctx.repo.rootFolderId);
 const keyed = (key: string = randomUUID()) => ({ 'Idempotency-Key': key });
 /** What a repeat must give back: the same status, headers (but the transport's) and body. */
 const answerOf = (res: HttpResponse) => ({
@@ -49,49 +39,49 @@ describe('a repeat with the same key', () => {
     const folder = await freshFolder();
     const headers = keyed();
     const body = { folderId: folder.id, name: 'once.txt', content: 'x' };
-    const first = await user.api.post('/document', body, headers);
+    const first = await ctx.user.api.post('/document', body, headers);
     expectJson(first, 201);
-    const again = await user.api.post('/document', body, headers);
+    const again = await ctx.user.api.post('/document', body, headers);
     expect(answerOf(again)).toEqual(answerOf(first));
-    expect(await namesIn(user.api, folder.id, 'documents')).toEqual(['once.txt']);
+    expect(await namesIn(ctx.user.api, folder.id, 'documents')).toEqual(['once.txt']);
   });
 
   it('PUT with If-Match: the first 200 again, not a 412 for the version it made', async () => {
-    const doc = await newDocument(user.api, (await freshFolder()).id, { name: 'v.txt' });
+    const doc = await newDocument(ctx.user.api, (await freshFolder()).id, { name: 'v.txt' });
     const headers = { ...keyed(), 'If-Match': '"1"' };
-    const first = await user.api.put('/document', { id: doc.id, content: 'two' }, headers);
+    const first = await ctx.user.api.put('/document', { id: doc.id, content: 'two' }, headers);
     expectJson(first, 200);
-    expect(answerOf(await user.api.put('/document', { id: doc.id, content: 'two' }, headers))).toEqual(answerOf(first));
-    expect((await user.api.get(`/document/${doc.id}`)).body.version).toBe(2);
+    expect(answerOf(await ctx.user.api.put('/document', { id: doc.id, content: 'two' }, headers))).toEqual(answerOf(first));
+    expect((await ctx.user.api.get(`/document/${doc.id}`)).body.version).toBe(2);
   });
 
   it('DELETE: the first 204 again, not a 404', async () => {
-    const doc = await newDocument(user.api, (await freshFolder()).id, { name: 'gone.txt' });
+    const doc = await newDocument(ctx.user.api, (await freshFolder()).id, { name: 'gone.txt' });
     const headers = keyed();
-    expect((await user.api.delete(`/document/${doc.id}`, headers)).status).toBe(204);
-    expect((await user.api.delete(`/document/${doc.id}`, headers)).status).toBe(204);
-    expectProblem(await user.api.delete(`/document/${doc.id}`), 404);
+    expect((await ctx.user.api.delete(`/document/${doc.id}`, headers)).status).toBe(204);
+    expect((await ctx.user.api.delete(`/document/${doc.id}`, headers)).status).toBe(204);
+    expectProblem(await ctx.user.api.delete(`/document/${doc.id}`), 404);
   });
 
   it('keeps a 4xx as the first answer too', async () => {
     const folder = await freshFolder();
-    const taken = await newDocument(user.api, folder.id, { name: 'taken.txt' });
+    const taken = await newDocument(ctx.user.api, folder.id, { name: 'taken.txt' });
     const headers = keyed();
     const body = { folderId: folder.id, name: 'taken.txt' };
-    const first = await user.api.post('/document', body, headers);
+    const first = await ctx.user.api.post('/document', body, headers);
     expectProblem(first, 409);
-    expect((await user.api.delete(`/document/${taken.id}`)).status).toBe(204); // the name is free now...
-    expect(answerOf(await user.api.post('/document', body, headers))).toEqual(answerOf(first)); // ...but the answer was 409
-    expect(await namesIn(user.api, folder.id, 'documents')).toEqual([]);
+    expect((await ctx.user.api.delete(`/document/${taken.id}`)).status).toBe(204); // the name is free now...
+    expect(answerOf(await ctx.user.api.post('/document', body, headers))).toEqual(answerOf(first)); // ...but the answer was 409
+    expect(await namesIn(ctx.user.api, folder.id, 'documents')).toEqual([]);
   });
 
   it('gives back a large answer whole (a 256 KiB document)', async () => {
     const folder = await freshFolder();
     const headers = keyed();
     const body = { folderId: folder.id, name: 'big.txt', content: '\u0001é😀'.repeat(20 * 1024) };
-    const first = await user.api.post('/document', body, headers);
+    const first = await ctx.user.api.post('/document', body, headers);
     expectJson(first, 201);
-    expect(answerOf(await user.api.post('/document', body, headers))).toEqual(answerOf(first));
+    expect(answerOf(await ctx.user.api.post('/document', body, headers))).toEqual(answerOf(first));
   });
 });
 
@@ -99,18 +89,22 @@ describe('the same key with another request', () => {
   it('is 422: another body, another endpoint, another If-Match; and nothing changes', async () => {
     const folder = await freshFolder();
     const headers = keyed();
-    expectJson(await user.api.post('/document', { folderId: folder.id, name: 'a.txt' }, headers), 201);
-    expectProblem(await user.api.post('/document', { folderId: folder.id, name: 'b.txt' }, headers), 422, problemType.idempotencyKeyReused);
-    expectProblem(await user.api.post('/folder', { parentId: folder.id, name: 'c' }, headers), 422, problemType.idempotencyKeyReused);
-    expect(await namesIn(user.api, folder.id, 'documents')).toEqual(['a.txt']);
-    expect(await namesIn(user.api, folder.id, 'folders')).toEqual([]);
+    expectJson(await ctx.user.api.post('/document', { folderId: folder.id, name: 'a.txt' }, headers), 201);
+    expectProblem(
+      await ctx.user.api.post('/document', { folderId: folder.id, name: 'b.txt' }, headers),
+      422,
+      problemType.idempotencyKeyReused,
+    );
+    expectProblem(await ctx.user.api.post('/folder', { parentId: folder.id, name: 'c' }, headers), 422, problemType.idempotencyKeyReused);
+    expect(await namesIn(ctx.user.api, folder.id, 'documents')).toEqual(['a.txt']);
+    expect(await namesIn(ctx.user.api, folder.id, 'folders')).toEqual([]);
   });
 
   it('belongs to its user: another user may use the same key for their own request', async () => {
-    const other = await newUser(svc);
+    const other = await newUser(ctx.svc);
     const theirs = await newRepository(other.api);
     const key = randomUUID();
-    expectJson(await user.api.post('/folder', { parentId: repo.rootFolderId, name: uniqueName() }, keyed(key)), 201);
+    expectJson(await ctx.user.api.post('/folder', { parentId: ctx.repo.rootFolderId, name: uniqueName() }, keyed(key)), 201);
     expectJson(await other.api.post('/folder', { parentId: theirs.rootFolderId, name: uniqueName() }, keyed(key)), 201);
   });
 });
@@ -120,7 +114,7 @@ describe('concurrent duplicates', () => {
     const folder = await freshFolder();
     const headers = keyed();
     const body = { folderId: folder.id, name: 'raced.txt' };
-    const answers = await Promise.all(Array.from({ length: 8 }, () => user.api.post('/document', body, headers)));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => ctx.user.api.post('/document', body, headers)));
     const made = answers.filter((res) => res.status === 201);
     expect(made.length).toBeGreaterThanOrEqual(1);
     for (const res of answers) {
@@ -130,7 +124,7 @@ describe('concurrent duplicates', () => {
         expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
       }
     }
-    expect(await namesIn(user.api, folder.id, 'documents')).toEqual(['raced.txt']);
+    expect(await namesIn(ctx.user.api, folder.id, 'documents')).toEqual(['raced.txt']);
   });
 });
 
@@ -138,13 +132,13 @@ describe('the key itself', () => {
   it('is 1–255 printable ASCII characters, else 400 and nothing happens', async () => {
     const folder = await freshFolder();
     for (const key of ['x'.repeat(256), 'caf\u00e9', 'tab\there']) {
-      const res = await (user.api as Api).request('POST', '/document', {
+      const res = await (ctx.user.api as Api).request('POST', '/document', {
         json: { folderId: folder.id, name: 'k.txt' },
         headers: { 'Idempotency-Key': key },
       });
       expectProblem(res, 400);
     }
-    expect(await namesIn(user.api, folder.id, 'documents')).toEqual([]);
-    expectJson(await user.api.post('/document', { folderId: folder.id, name: 'k.txt' }, keyed('x'.repeat(255))), 201);
+    expect(await namesIn(ctx.user.api, folder.id, 'documents')).toEqual([]);
+    expectJson(await ctx.user.api.post('/document', { folderId: folder.id, name: 'k.txt' }, keyed('x'.repeat(255))), 201);
   });
 });

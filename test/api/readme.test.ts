@@ -3,38 +3,19 @@
  * service, with the README's own token command: the front door must keep working.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { WrittenAnswer } from '#lib/local/gateway';
-import { type LocalService, startLocalService } from '#lib/local/service';
 import { assertKeepsContract, contractStats } from '#test/support/contract';
-import { createTestTable } from '#test/support/dynamodb';
+import { useService } from '#test/support/fixture';
 import { reportStat } from '#test/support/stats';
 
-let service: LocalService;
-let dataDir: string;
 /** curl's answers, as the service wrote them: held to openapi.json like the client's. */
 const answers: WrittenAnswer[] = [];
-
-beforeAll(async () => {
-  const { endpoint, tableName } = await createTestTable();
-  dataDir = await mkdtemp(join(tmpdir(), 'documents-readme-'));
-  service = await startLocalService({
-    port: 0,
-    dataDir,
-    tableName,
-    dynamodbEndpoint: endpoint,
-    log: () => {},
-    onAnswer: (a) => answers.push(a),
-  });
-});
-afterAll(async () => {
+const ctx = useService({ onAnswer: (a) => answers.push(a) });
+afterAll(() => {
   reportStat('responsesValidated', contractStats.validated);
-  await service?.stop();
-  await rm(dataDir, { recursive: true, force: true });
 });
 
 /** Holds the answers written since `before` to openapi.json; returns how many there were. */
@@ -54,14 +35,14 @@ async function walkthrough(heading: string): Promise<string> {
   const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   if (!script) throw new Error(`README.md has no script under "${heading}"`);
   expect(script).toContain('API=http://127.0.0.1:3000');
-  return script.replace('API=http://127.0.0.1:3000', `API=${service.url}`);
+  return script.replace('API=http://127.0.0.1:3000', `API=${ctx.svc.url}`);
 }
 
 /** Runs the script under a heading of the README as written (bash, stopping at the first error); its output. */
 async function runWalkthrough(heading: string): Promise<string> {
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', await walkthrough(heading)], {
     cwd: new URL('../..', import.meta.url).pathname,
-    env: { ...process.env, DATA_DIR: dataDir },
+    env: { ...process.env, DATA_DIR: ctx.svc.dataDir },
     timeout: 60_000,
   });
   return stdout;
@@ -76,7 +57,7 @@ describe('README typed client example', () => {
     const before = answers.length;
     const { stdout } = await promisify(execFile)('node', ['--import', 'tsx', 'lib/client/example.ts'], {
       cwd: new URL('../..', import.meta.url).pathname,
-      env: { ...process.env, API: service.url, TOKEN: await service.issueToken('readme-typed-client') },
+      env: { ...process.env, API: ctx.svc.url, TOKEN: await ctx.svc.issueToken('readme-typed-client') },
       timeout: 60_000,
     });
     expect(stdout).toContain("true\n[ 'Travel.md v1' ]\n2\n412 {");

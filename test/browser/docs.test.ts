@@ -8,13 +8,12 @@ import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '#functions/routes';
 import { assertKeepsContract } from '#test/support/contract';
-import { startTestService, type TestService } from '#test/support/service';
+import { useService } from '#test/support/fixture';
 
-let svc: TestService;
+const ctx = useService();
 let browser: Browser;
 
 beforeAll(async () => {
-  svc = await startTestService();
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: [
@@ -31,7 +30,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await svc?.stop();
 });
 
 describe('GET /docs in a browser', () => {
@@ -65,7 +63,7 @@ describe('GET /docs in a browser', () => {
       );
     });
 
-    await page.goto(`${svc.url}/docs`);
+    await page.goto(`${ctx.svc.url}/docs`);
     await expect(page.title()).resolves.toBe('Documents service API');
     const operations = page.locator('.opblock .opblock-summary');
     // Rendered once the document has loaded: one block per operation.
@@ -85,7 +83,7 @@ describe('GET /docs in a browser', () => {
 
     if (process.env.DOCS_SCREENSHOT) await page.screenshot({ path: process.env.DOCS_SCREENSHOT, fullPage: true });
     expect(problems).toEqual([]);
-    expect([...origins]).toEqual([svc.url]);
+    expect([...origins]).toEqual([ctx.svc.url]);
     await Promise.all(checked);
     // The page, its style sheet and two scripts, and the OpenAPI document.
     expect(checked.length).toBeGreaterThanOrEqual(5);

@@ -7,10 +7,11 @@
  * requests): a fixture's resend after a 503 could hide a second change, or the first one.
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db, tableName } from '#core/db/client';
 import { sequencedChangeKey } from '#core/items/keys';
 import type { ChangeEvent } from '#functions/worker/events';
+import { useService } from '#test/support/fixture';
 import {
   Api,
   ensure,
@@ -25,22 +26,16 @@ import {
   postFolder,
   removeMember,
   setRole,
-  type User,
 } from '#test/support/http';
-import { startTestService, type TestService } from '#test/support/service';
 
-let svc: TestService;
-let owner: User;
-let viewer: User;
-let stranger: User;
 const events: ChangeEvent[] = [];
-
-beforeAll(async () => {
-  svc = await startTestService();
-  [owner, viewer, stranger] = await Promise.all([newUser(svc), newUser(svc), newUser(svc)]);
-  svc.worker.onEvent((event) => events.push(event));
+const ctx = useService({
+  seed: async (svc) => {
+    const [owner, viewer, stranger] = await Promise.all([newUser(svc), newUser(svc), newUser(svc)]);
+    svc.worker.onEvent((event) => events.push(event));
+    return { owner, viewer, stranger };
+  },
 });
-afterAll(() => svc?.stop());
 
 type Change = Record<string, unknown> & { type: string; id: string };
 
@@ -59,7 +54,7 @@ async function latest(api: Api, repositoryId: string): Promise<string> {
 
 /** Every change after `cursor` once the worker has numbered them all, page by page; and the last cursor. */
 async function follow(api: Api, repositoryId: string, cursor: string, limit?: number) {
-  await svc.worker.settled();
+  await ctx.svc.worker.settled();
   const items: Change[] = [];
   for (let pages = 0; ; pages++) {
     const res = await changes(api, repositoryId, cursor, limit);
@@ -77,20 +72,20 @@ async function follow(api: Api, repositoryId: string, cursor: string, limit?: nu
 
 describe('GET /{id}/changes', () => {
   it('from `latest`, shows each change of documents and folders once, in order, with its fields', async () => {
-    const repository = await newRepository(owner.api);
+    const repository = await newRepository(ctx.owner.api);
     const root = repository.rootFolderId;
-    const start = await latest(owner.api, repository.id);
+    const start = await latest(ctx.owner.api, repository.id);
 
-    const folder = await postFolder(owner.api, root, 'Drafts');
-    const document = await postDocument(owner.api, root, { name: 'a.md', content: 'one' });
-    ensure(await owner.api.put('/document', { id: document.id, content: 'two' }), 200);
-    ensure(await owner.api.put('/document', { id: document.id, name: 'b.md' }), 200);
-    ensure(await owner.api.put('/document', { id: document.id, folderId: folder.id, name: 'c.md' }), 200);
-    ensure(await owner.api.post(`/document/${document.id}/revisions/1/restore`, undefined), 200);
-    ensure(await owner.api.delete(`/document/${document.id}`), 204);
+    const folder = await postFolder(ctx.owner.api, root, 'Drafts');
+    const document = await postDocument(ctx.owner.api, root, { name: 'a.md', content: 'one' });
+    ensure(await ctx.owner.api.put('/document', { id: document.id, content: 'two' }), 200);
+    ensure(await ctx.owner.api.put('/document', { id: document.id, name: 'b.md' }), 200);
+    ensure(await ctx.owner.api.put('/document', { id: document.id, folderId: folder.id, name: 'c.md' }), 200);
+    ensure(await ctx.owner.api.post(`/document/${document.id}/revisions/1/restore`, undefined), 200);
+    ensure(await ctx.owner.api.delete(`/document/${document.id}`), 204);
 
-    const { items } = await follow(owner.api, repository.id, start);
-    const by = owner.sub;
+    const { items } = await follow(ctx.owner.api, repository.id, start);
+    const by = ctx.owner.sub;
     expect(items).toEqual([
       { type: 'created', kind: 'folder', id: folder.id, folderId: root, name: 'Drafts', version: 1, at: folder.createdAt, by },
       { type: 'created', kind: 'document', id: document.id, folderId: root, name: 'a.md', version: 1, at: document.createdAt, by },
@@ -117,121 +112,121 @@ describe('GET /{id}/changes', () => {
   });
 
   it('shows membership changes, to any member', async () => {
-    const repository = await newRepository(owner.api);
-    const start = await latest(owner.api, repository.id);
-    await setRole(owner.api, repository.id, viewer.sub, 'editor');
-    await setRole(owner.api, repository.id, viewer.sub, 'viewer');
-    const { items, cursor } = await follow(viewer.api, repository.id, start);
-    const by = owner.sub;
+    const repository = await newRepository(ctx.owner.api);
+    const start = await latest(ctx.owner.api, repository.id);
+    await setRole(ctx.owner.api, repository.id, ctx.viewer.sub, 'editor');
+    await setRole(ctx.owner.api, repository.id, ctx.viewer.sub, 'viewer');
+    const { items, cursor } = await follow(ctx.viewer.api, repository.id, start);
+    const by = ctx.owner.sub;
     expect(items).toEqual([
-      { type: 'member-added', kind: 'member', id: viewer.sub, role: 'editor', at: expect.any(String), by },
-      { type: 'member-changed', kind: 'member', id: viewer.sub, role: 'viewer', at: expect.any(String), by },
+      { type: 'member-added', kind: 'member', id: ctx.viewer.sub, role: 'editor', at: expect.any(String), by },
+      { type: 'member-changed', kind: 'member', id: ctx.viewer.sub, role: 'viewer', at: expect.any(String), by },
     ]);
-    await removeMember(owner.api, repository.id, viewer.sub);
-    expect((await follow(owner.api, repository.id, cursor)).items).toEqual([
-      { type: 'member-removed', kind: 'member', id: viewer.sub, role: 'viewer', at: expect.any(String), by },
+    await removeMember(ctx.owner.api, repository.id, ctx.viewer.sub);
+    expect((await follow(ctx.owner.api, repository.id, cursor)).items).toEqual([
+      { type: 'member-removed', kind: 'member', id: ctx.viewer.sub, role: 'viewer', at: expect.any(String), by },
     ]);
     // No longer a member: the feed is as missing as the repository.
-    expectProblem(await changes(viewer.api, repository.id, cursor), 404);
+    expectProblem(await changes(ctx.viewer.api, repository.id, cursor), 404);
   });
 
   it('pages by `limit`; a cursor names a position: used again it answers the same; an empty page carries one', async () => {
-    const repository = await newRepository(owner.api);
-    const start = await latest(owner.api, repository.id);
-    for (let i = 0; i < 5; i++) await postFolder(owner.api, repository.rootFolderId, `f${i}`);
-    const all = await follow(owner.api, repository.id, start, 2);
+    const repository = await newRepository(ctx.owner.api);
+    const start = await latest(ctx.owner.api, repository.id);
+    for (let i = 0; i < 5; i++) await postFolder(ctx.owner.api, repository.rootFolderId, `f${i}`);
+    const all = await follow(ctx.owner.api, repository.id, start, 2);
     expect(all.items.map((item) => item.name)).toEqual(['f0', 'f1', 'f2', 'f3', 'f4']);
 
-    const first = await changes(owner.api, repository.id, start, 2);
-    const again = await changes(owner.api, repository.id, start, 2);
+    const first = await changes(ctx.owner.api, repository.id, start, 2);
+    const again = await changes(ctx.owner.api, repository.id, start, 2);
     expect(again.body).toEqual(first.body);
     expect(first.body.items.map((item: Change) => item.name)).toEqual(['f0', 'f1']);
-    const rest = await changes(owner.api, repository.id, first.body.cursor, 100);
+    const rest = await changes(ctx.owner.api, repository.id, first.body.cursor, 100);
     expect(rest.body.items.map((item: Change) => item.name)).toEqual(['f2', 'f3', 'f4']);
     expect(rest.body.cursor).toBe(all.cursor);
 
     // At the end: no items, a cursor; `latest` now is that position.
-    const end = await changes(owner.api, repository.id, all.cursor);
+    const end = await changes(ctx.owner.api, repository.id, all.cursor);
     expectJson(end, 200);
     expect(end.body).toEqual({ items: [], cursor: all.cursor });
-    expect(await latest(owner.api, repository.id)).toBe(all.cursor);
+    expect(await latest(ctx.owner.api, repository.id)).toBe(all.cursor);
   });
 
   it('from `latest`, misses no change committed after it (a change just before may show)', async () => {
-    const repository = await newRepository(owner.api);
-    await postFolder(owner.api, repository.rootFolderId, 'before');
+    const repository = await newRepository(ctx.owner.api);
+    await postFolder(ctx.owner.api, repository.rootFolderId, 'before');
     // Taken before the worker has numbered "before": it may show after this cursor, or not.
-    const start = await latest(owner.api, repository.id);
-    await postFolder(owner.api, repository.rootFolderId, 'after');
-    const names = (await follow(owner.api, repository.id, start)).items.map((item) => item.name);
+    const start = await latest(ctx.owner.api, repository.id);
+    await postFolder(ctx.owner.api, repository.rootFolderId, 'after');
+    const names = (await follow(ctx.owner.api, repository.id, start)).items.map((item) => item.name);
     expect(names.at(-1)).toBe('after');
     expect(names.filter((name) => name !== 'before')).toEqual(['after']);
   });
 
   it('is 400 without a cursor, or with one that was altered or belongs to another feed; limit as lists have it', async () => {
-    const repository = await newRepository(owner.api);
-    const other = await newRepository(owner.api);
-    await postFolder(owner.api, repository.rootFolderId);
-    const cursor = (await follow(owner.api, repository.id, await latest(owner.api, repository.id))).cursor;
+    const repository = await newRepository(ctx.owner.api);
+    const other = await newRepository(ctx.owner.api);
+    await postFolder(ctx.owner.api, repository.rootFolderId);
+    const cursor = (await follow(ctx.owner.api, repository.id, await latest(ctx.owner.api, repository.id))).cursor;
     const path = `/${repository.id}/changes`;
-    expectValidationError(await owner.api.get(path), 'cursor');
-    expectValidationError(await owner.api.get(`${path}?cursor=`), 'cursor');
-    expectValidationError(await owner.api.get(`${path}?cursor=LATEST`), 'cursor');
-    expectValidationError(await owner.api.get(`${path}?cursor=${cursor.slice(0, -1)}${cursor.endsWith('A') ? 'B' : 'A'}`), 'cursor');
-    expectValidationError(await owner.api.get(`${path}?cursor=x${cursor}`), 'cursor');
-    expectValidationError(await changes(owner.api, other.id, cursor), 'cursor');
+    expectValidationError(await ctx.owner.api.get(path), 'cursor');
+    expectValidationError(await ctx.owner.api.get(`${path}?cursor=`), 'cursor');
+    expectValidationError(await ctx.owner.api.get(`${path}?cursor=LATEST`), 'cursor');
+    expectValidationError(await ctx.owner.api.get(`${path}?cursor=${cursor.slice(0, -1)}${cursor.endsWith('A') ? 'B' : 'A'}`), 'cursor');
+    expectValidationError(await ctx.owner.api.get(`${path}?cursor=x${cursor}`), 'cursor');
+    expectValidationError(await changes(ctx.owner.api, other.id, cursor), 'cursor');
     // A list's nextToken is no cursor.
-    for (let i = 0; i < 2; i++) await newFolder(owner.api, other.rootFolderId);
-    const token = ensure(await owner.api.get(`/folder/${other.rootFolderId}/folders?limit=1`), 200).body.nextToken;
-    expectValidationError(await changes(owner.api, other.id, token), 'cursor');
+    for (let i = 0; i < 2; i++) await newFolder(ctx.owner.api, other.rootFolderId);
+    const token = ensure(await ctx.owner.api.get(`/folder/${other.rootFolderId}/folders?limit=1`), 200).body.nextToken;
+    expectValidationError(await changes(ctx.owner.api, other.id, token), 'cursor');
     for (const limit of ['0', '101', '1.5', 'x'])
-      expectValidationError(await owner.api.get(`${path}?cursor=latest&limit=${limit}`), 'limit');
-    expectValidationError(await owner.api.get('/a%20b/changes?cursor=latest'), 'id');
+      expectValidationError(await ctx.owner.api.get(`${path}?cursor=latest&limit=${limit}`), 'limit');
+    expectValidationError(await ctx.owner.api.get('/a%20b/changes?cursor=latest'), 'id');
   });
 
   it('is 404 for a repository that does not exist or that the caller is not a member of', async () => {
-    const repository = await newRepository(owner.api);
-    const cursor = await latest(owner.api, repository.id);
-    expectProblem(await changes(stranger.api, repository.id, 'latest'), 404);
-    expectProblem(await changes(stranger.api, repository.id, cursor), 404);
-    expectProblem(await changes(owner.api, 'no-such-repository', 'latest'), 404);
-    const folder = await newFolder(owner.api, repository.rootFolderId);
-    expectProblem(await changes(owner.api, folder.id, 'latest'), 404); // a folder's id names no repository
+    const repository = await newRepository(ctx.owner.api);
+    const cursor = await latest(ctx.owner.api, repository.id);
+    expectProblem(await changes(ctx.stranger.api, repository.id, 'latest'), 404);
+    expectProblem(await changes(ctx.stranger.api, repository.id, cursor), 404);
+    expectProblem(await changes(ctx.owner.api, 'no-such-repository', 'latest'), 404);
+    const folder = await newFolder(ctx.owner.api, repository.rootFolderId);
+    expectProblem(await changes(ctx.owner.api, folder.id, 'latest'), 404); // a folder's id names no repository
   });
 
   it('is 410 for a cursor older than the feed keeps; from `latest` again, it goes on', async () => {
-    const repository = await newRepository(owner.api);
-    const start = await latest(owner.api, repository.id);
-    for (let i = 0; i < 4; i++) await postFolder(owner.api, repository.rootFolderId, `old${i}`);
-    const { items } = await follow(owner.api, repository.id, start);
+    const repository = await newRepository(ctx.owner.api);
+    const start = await latest(ctx.owner.api, repository.id);
+    for (let i = 0; i < 4; i++) await postFolder(ctx.owner.api, repository.rootFolderId, `old${i}`);
+    const { items } = await follow(ctx.owner.api, repository.id, start);
     expect(items).toHaveLength(4);
-    const middle = (await changes(owner.api, repository.id, start, 2)).body.cursor;
+    const middle = (await changes(ctx.owner.api, repository.id, start, 2)).body.cursor;
     // What DynamoDB's TTL does 31 days after a change: the first two go.
     for (const seq of [1, 2]) await db().send(new DeleteCommand({ TableName: tableName(), Key: sequencedChangeKey(repository.id, seq) }));
 
-    const expired = await changes(owner.api, repository.id, start);
+    const expired = await changes(ctx.owner.api, repository.id, start);
     expectProblem(expired, 410, 'urn:problem-type:documents:cursor-expired');
     // A cursor after the gap still works.
-    expect((await changes(owner.api, repository.id, middle)).body.items.map((item: Change) => item.name)).toEqual(['old2', 'old3']);
-    const fresh = await latest(owner.api, repository.id);
-    await postFolder(owner.api, repository.rootFolderId, 'new');
-    expect((await follow(owner.api, repository.id, fresh)).items.map((item) => item.name)).toEqual(['new']);
+    expect((await changes(ctx.owner.api, repository.id, middle)).body.items.map((item: Change) => item.name)).toEqual(['old2', 'old3']);
+    const fresh = await latest(ctx.owner.api, repository.id);
+    await postFolder(ctx.owner.api, repository.rootFolderId, 'new');
+    expect((await follow(ctx.owner.api, repository.id, fresh)).items.map((item) => item.name)).toEqual(['new']);
   });
 });
 
 describe('events', () => {
   it('publishes every change the feed shows, with the same fields, its repository and number', async () => {
-    const repository = await newRepository(owner.api);
-    const start = await latest(owner.api, repository.id);
-    const folder = await postFolder(owner.api, repository.rootFolderId, 'Events');
-    const document = await postDocument(owner.api, folder.id, { name: 'e.md' });
-    ensure(await owner.api.put('/document', { id: document.id, folderId: repository.rootFolderId }), 200);
-    await setRole(owner.api, repository.id, viewer.sub, 'viewer');
-    ensure(await owner.api.delete(`/document/${document.id}`), 204);
+    const repository = await newRepository(ctx.owner.api);
+    const start = await latest(ctx.owner.api, repository.id);
+    const folder = await postFolder(ctx.owner.api, repository.rootFolderId, 'Events');
+    const document = await postDocument(ctx.owner.api, folder.id, { name: 'e.md' });
+    ensure(await ctx.owner.api.put('/document', { id: document.id, folderId: repository.rootFolderId }), 200);
+    await setRole(ctx.owner.api, repository.id, ctx.viewer.sub, 'viewer');
+    ensure(await ctx.owner.api.delete(`/document/${document.id}`), 204);
 
-    const { items } = await follow(owner.api, repository.id, start);
+    const { items } = await follow(ctx.owner.api, repository.id, start);
     expect(items.map((item) => item.type)).toEqual(['created', 'created', 'moved', 'member-added', 'deleted']);
-    await svc.worker.settled();
+    await ctx.svc.worker.settled();
     const published = events
       .map((event) => ({ event, detail: JSON.parse(event.Detail) as Change & { repositoryId: string; seq: number } }))
       .filter(({ detail }) => detail.repositoryId === repository.id);

@@ -9,8 +9,9 @@
  * Adding an operation is one entry of `operations` below: what it sends, and which route must
  * exist for it (so the operations of endpoints still being built join as they land).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type HttpMethod, routes } from '#functions/routes';
+import { useService } from '#test/support/fixture';
 import {
   type Api,
   ensure,
@@ -21,29 +22,24 @@ import {
   newUser,
   type Repository,
   setRole,
-  type User,
 } from '#test/support/http';
 import { takeSeed, withSeed } from '#test/support/seed';
-import { startTestService, type TestService } from '#test/support/service';
 
 const CLIENTS = 4;
 const OPERATIONS_PER_CLIENT = 40;
 /** New each run, printed, and named in a failure: FEED_FOLLOWER_SEED=<seed> (or SEED=<seed>) replays it. */
 const SEED = takeSeed('feed-follower', 'test/changes/feed-follower.test.ts', 'FEED_FOLLOWER_SEED');
 
-let svc: TestService;
-let repository: Repository;
-/** Client 0 is the owner (it alone shares); the others are editors. */
-let clients: User[];
 /** Users the owner gives roles to and takes them from; only client 0 touches them, so it knows their roles. */
 const guests = ['guest-a', 'guest-b', 'guest-c'];
 
-beforeAll(async () => {
-  svc = await startTestService();
-  clients = await Promise.all(Array.from({ length: CLIENTS }, () => newUser(svc)));
-  repository = await newRepository(clients[0]!.api);
+const ctx = useService({
+  seed: async (svc) => {
+    /** Client 0 is the owner (it alone shares); the others are editors. */
+    const clients = await Promise.all(Array.from({ length: CLIENTS }, () => newUser(svc)));
+    return { clients, repository: await newRepository(clients[0]!.api) };
+  },
 });
-afterAll(() => svc?.stop());
 
 // ---------------------------------------------------------------------------------------------
 // The clients: what they know (ids they made; maybe gone since), and the operations they run.
@@ -105,7 +101,7 @@ interface Operation {
 const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'];
 const name = (r: Random) => `${r.pick(names)}${r.int(4)}`;
 const folder = (r: Random) =>
-  r.int(5) === 0 ? repository.rootFolderId : r.pick(known.folders.length ? known.folders : [repository.rootFolderId]);
+  r.int(5) === 0 ? ctx.repository.rootFolderId : r.pick(known.folders.length ? known.folders : [ctx.repository.rootFolderId]);
 const documentId = (r: Random) => (known.documents.length ? r.pick(known.documents) : 'none');
 const trashedId = (r: Random) => (known.trashed.length ? r.pick(known.trashed) : 'none');
 
@@ -181,7 +177,7 @@ const operations: Operation[] = [
       const guest = r.pick(guests);
       // Always a role the guest does not have: a PUT of the same role changes nothing.
       const role = r.pick(['owner', 'editor', 'viewer'].filter((x) => x !== known.guestRoles.get(guest)));
-      return api.put(`/${repository.id}/members/${guest}`, { role });
+      return api.put(`/${ctx.repository.id}/members/${guest}`, { role });
     },
     learn: (res) => void known.guestRoles.set(res.body.userId, res.body.role),
   },
@@ -193,7 +189,7 @@ const operations: Operation[] = [
     weight: 1,
     run: ({ api, random: r }) => {
       const present = guests.filter((g) => known.guestRoles.has(g));
-      return api.delete(`/${repository.id}/members/${present.length ? r.pick(present) : 'guest-none'}`);
+      return api.delete(`/${ctx.repository.id}/members/${present.length ? r.pick(present) : 'guest-none'}`);
     },
     learn: (res) => void known.guestRoles.delete(decodeURIComponent(res.request.split('/').at(-1)!)),
   },
@@ -226,14 +222,14 @@ const operations: Operation[] = [
     route: 'POST /{id}/trash/{itemId}/restore',
     expected: [200, 404, 409],
     weight: 2,
-    run: ({ api, random: r }) => api.post(`/${repository.id}/trash/${trashedId(r)}/restore`, {}),
+    run: ({ api, random: r }) => api.post(`/${ctx.repository.id}/trash/${trashedId(r)}/restore`, {}),
   },
   {
     name: 'purge from the trash',
     route: 'DELETE /{id}/trash/{itemId}',
     expected: [204, 404],
     weight: 1,
-    run: ({ api, random: r }) => api.delete(`/${repository.id}/trash/${trashedId(r)}`),
+    run: ({ api, random: r }) => api.delete(`/${ctx.repository.id}/trash/${trashedId(r)}`),
   },
   {
     name: 'rename the repository',
@@ -241,7 +237,7 @@ const operations: Operation[] = [
     ownerOnly: true,
     expected: [200],
     weight: 1,
-    run: ({ api, random: r }) => api.put(`/${repository.id}`, { name: `repository ${name(r)}` }),
+    run: ({ api, random: r }) => api.put(`/${ctx.repository.id}`, { name: `repository ${name(r)}` }),
   },
 ];
 
@@ -310,7 +306,7 @@ class Rebuilt {
       return;
     }
     if (change.kind === 'repository') {
-      const root = this.nodes.get(repository.rootFolderId)!;
+      const root = this.nodes.get(ctx.repository.rootFolderId)!;
       root.name = change.name!;
       this.repositoryName = change.name!;
       return;
@@ -368,7 +364,7 @@ class Rebuilt {
         if (node.kind === 'folder') walk(id);
       }
     };
-    walk(repository.rootFolderId);
+    walk(ctx.repository.rootFolderId);
     return shown;
   }
 }
@@ -385,7 +381,7 @@ async function listed(api: Api) {
       }
     }
   };
-  await walk(repository.rootFolderId);
+  await walk(ctx.repository.rootFolderId);
   return shown;
 }
 
@@ -397,13 +393,13 @@ describe('a follower of the feed, during random writes by several clients', () =
     () =>
       withSeed(SEED, async () => {
         console.log(`[feed-follower] seed ${SEED.value}; operations: ${available.map((op) => op.name).join(', ')}`);
-        const owner = clients[0]!.api;
-        const start = ensure(await owner.get(`/${repository.id}/changes?cursor=latest`), 200).body.cursor as string;
+        const owner = ctx.clients[0]!.api;
+        const start = ensure(await owner.get(`/${ctx.repository.id}/changes?cursor=latest`), 200).body.cursor as string;
         // The editors join through the feed too.
-        for (const editor of clients.slice(1)) await setRole(owner, repository.id, editor.sub, 'editor');
-        known.shared = ensure(await owner.post('/document', { folderId: repository.rootFolderId, name: 'shared.md' }), 201).body.id;
-        const made = new Map<string, number>(clients.map((c) => [c.sub, 0]));
-        made.set(clients[0]!.sub, CLIENTS);
+        for (const editor of ctx.clients.slice(1)) await setRole(owner, ctx.repository.id, editor.sub, 'editor');
+        known.shared = ensure(await owner.post('/document', { folderId: ctx.repository.rootFolderId, name: 'shared.md' }), 201).body.id;
+        const made = new Map<string, number>(ctx.clients.map((c) => [c.sub, 0]));
+        made.set(ctx.clients[0]!.sub, CLIENTS);
 
         // The follower: reads while the clients write, with page sizes of its own.
         const seen: Change[] = [];
@@ -413,14 +409,14 @@ describe('a follower of the feed, during random writes by several clients', () =
           let cursor = start;
           for (;;) {
             const limit = 1 + followerRandom.int(30);
-            const res = ensure(await owner.get(`/${repository.id}/changes?cursor=${cursor}&limit=${limit}`), 200);
+            const res = ensure(await owner.get(`/${ctx.repository.id}/changes?cursor=${cursor}&limit=${limit}`), 200);
             seen.push(...res.body.items);
             cursor = res.body.cursor;
             if (res.body.items.length > 0) continue;
             if (!writing) {
               // All answered and all numbered: one more read after the worker settled ends it.
-              await svc.worker.settled();
-              const last = ensure(await owner.get(`/${repository.id}/changes?cursor=${cursor}&limit=100`), 200);
+              await ctx.svc.worker.settled();
+              const last = ensure(await owner.get(`/${ctx.repository.id}/changes?cursor=${cursor}&limit=100`), 200);
               seen.push(...last.body.items);
               if (last.body.items.length === 0) return;
               cursor = last.body.cursor;
@@ -433,7 +429,7 @@ describe('a follower of the feed, during random writes by several clients', () =
         const outcomes = new Map<string, Record<number, number>>();
         let unavailable = 0;
         await Promise.all(
-          clients.map(async (user, client) => {
+          ctx.clients.map(async (user, client) => {
             const r = random(SEED.value + client);
             const mine = available.filter((op) => client === 0 || !op.ownerOnly);
             for (let i = 0; i < OPERATIONS_PER_CLIENT; i++) {
@@ -468,7 +464,7 @@ describe('a follower of the feed, during random writes by several clients', () =
         expect(unavailable, 'requests answered 503 (a loaded database)').toBeLessThanOrEqual(MAX_UNAVAILABLE);
 
         // Exactly once: as many changes by each client as it had successful writes.
-        const byClient = new Map(clients.map((c) => [c.sub, seen.filter((change) => change.by === c.sub).length]));
+        const byClient = new Map(ctx.clients.map((c) => [c.sub, seen.filter((change) => change.by === c.sub).length]));
         expect(byClient).toEqual(made);
         expect(seen).toHaveLength([...made.values()].reduce((a, b) => a + b, 0));
         // Enough happened for the comparison to mean something.
@@ -476,13 +472,13 @@ describe('a follower of the feed, during random writes by several clients', () =
         expect(seen.filter((change) => change.type === 'moved').length).toBeGreaterThan(0);
 
         // Rebuilt from the feed alone (the repository and its owner as they were at `latest`).
-        const rebuilt = new Rebuilt(repository, new Map([[clients[0]!.sub, 'owner']]));
+        const rebuilt = new Rebuilt(ctx.repository, new Map([[ctx.clients[0]!.sub, 'owner']]));
         for (const change of seen) rebuilt.apply(change);
-        await svc.worker.settled(); // subtrees follow their folder in the background
+        await ctx.svc.worker.settled(); // subtrees follow their folder in the background
         expect(rebuilt.visible()).toEqual(await listed(owner));
-        const { items: members } = await listAll<{ userId: string; role: string }>(owner, `/${repository.id}/members`, 100);
+        const { items: members } = await listAll<{ userId: string; role: string }>(owner, `/${ctx.repository.id}/members`, 100);
         expect(new Map(members.map((m) => [m.userId, m.role]))).toEqual(rebuilt.members);
-        expect(ensure(await owner.get(`/${repository.id}`), 200).body.name).toBe(rebuilt.repositoryName);
+        expect(ensure(await owner.get(`/${ctx.repository.id}`), 200).body.name).toBe(rebuilt.repositoryName);
       }),
     180_000,
   );

@@ -7,32 +7,20 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { describe, expect, it } from 'vitest';
 import { stateFileOf } from '#lib/files-client/upload';
-import type { Repository, User } from '#test/support/http';
-import { startWithOwner, type TestService } from '#test/support/service';
+import { useServiceWithOwner } from '#test/support/fixture';
+import { useTempDir } from '#test/support/temp-dir';
 
 const MiB = 1024 * 1024;
 const root = new URL('../..', import.meta.url).pathname;
 
-let svc: TestService;
-let user: User;
-let repo: Repository;
-let dir: string;
-
-beforeAll(async () => {
-  ({ svc, user, repo } = await startWithOwner());
-  dir = await mkdtemp(join(tmpdir(), 'documents-files-cli-'));
-});
-afterAll(async () => {
-  await svc?.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+const ctx = useServiceWithOwner();
+const dir = useTempDir('documents-files-cli-');
 
 interface Run {
   child: ChildProcess;
@@ -44,7 +32,7 @@ interface Run {
 function run(tool: 'upload' | 'download', args: string[]): Run {
   const child = spawn(process.execPath, ['--import', 'tsx', `bin/${tool}.ts`, ...args], {
     cwd: root,
-    env: { ...process.env, API: svc.url, TOKEN: user.api.token! },
+    env: { ...process.env, API: ctx.svc.url, TOKEN: ctx.user.api.token! },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -58,7 +46,7 @@ function run(tool: 'upload' | 'download', args: string[]): Run {
 }
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const getUpload = async (id: string) => (await user.api.get(`/uploads/${id}`)).body;
+const getUpload = async (id: string) => (await ctx.user.api.get(`/uploads/${id}`)).body;
 
 describe('npm run upload / npm run download', () => {
   it('sends a file of several parts, resumes after being killed mid-way, and the download has the same bytes', async () => {
@@ -67,7 +55,7 @@ describe('npm run upload / npm run download', () => {
     await writeFile(file, bytes);
 
     // One part at a time, killed as soon as the bucket holds the first.
-    const first = run('upload', [repo.rootFolderId, file, '--parallel', '1']);
+    const first = run('upload', [ctx.repo.rootFolderId, file, '--parallel', '1']);
     let uploadId: string | undefined;
     for (let waited = 0; ; waited += 20) {
       if (waited > 15_000) throw new Error(`no part arrived in 15 s; the tool said: ${first.stderr()}`);
@@ -90,13 +78,13 @@ describe('npm run upload / npm run download', () => {
     expect(already, 'the kill came after the last part: nothing left to resume').toBeLessThan(partial.partCount);
 
     // The same command again: it finds the upload, sends only what is missing, completes.
-    const second = await run('upload', [repo.rootFolderId, file, '--parallel', '4']).done;
+    const second = await run('upload', [ctx.repo.rootFolderId, file, '--parallel', '4']).done;
     expect(second.stderr).toContain(`resuming upload ${uploadId}: ${already} of ${partial.partCount} parts already received`);
     expect(second.code, second.stderr).toBe(0);
     const document = JSON.parse(second.stdout);
     expect(document).toMatchObject({
       id: partial.documentId,
-      folderId: repo.rootFolderId,
+      folderId: ctx.repo.rootFolderId,
       name: 'recording.bin',
       storage: 'file',
       size: bytes.length,
@@ -119,26 +107,18 @@ describe('npm run upload / npm run download', () => {
     const bytes = randomBytes(MiB);
     const file = join(dir, 'small.bin');
     await writeFile(file, bytes);
-    const upload = await run('upload', [repo.rootFolderId, file, '--name', 'tampered.bin']).done;
+    const upload = await run('upload', [ctx.repo.rootFolderId, file, '--name', 'tampered.bin']).done;
     expect(upload.code, upload.stderr).toBe(0);
     const document = JSON.parse(upload.stdout);
 
     // The object the redirect points at, overwritten in the bucket with other bytes of the same size.
-    const content = await fetch(`${svc.url}/document/${document.id}/content`, {
-      headers: { Authorization: `Bearer ${user.api.token}` },
+    const content = await fetch(`${ctx.svc.url}/document/${document.id}/content`, {
+      headers: { Authorization: `Bearer ${ctx.user.api.token}` },
       redirect: 'manual',
     });
     expect(content.status).toBe(302);
     const [, bucket, ...key] = new URL(content.headers.get('Location')!).pathname.split('/');
-    const s3 = new S3Client({
-      endpoint: svc.s3.endpoint,
-      region: svc.s3.region,
-      credentials: svc.s3.credentials,
-      forcePathStyle: true,
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-    });
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: decodeURIComponent(key.join('/')), Body: randomBytes(MiB) }));
-    s3.destroy();
+    await ctx.bucket.send(new PutObjectCommand({ Bucket: bucket, Key: decodeURIComponent(key.join('/')), Body: randomBytes(MiB) }));
 
     const target = join(dir, 'tampered.bin');
     const download = await run('download', [document.id, target]).done;
@@ -149,10 +129,10 @@ describe('npm run upload / npm run download', () => {
   });
 
   it('says what is wrong with its arguments and environment (exit code 2)', async () => {
-    const noFile = await run('upload', [repo.rootFolderId]).done;
+    const noFile = await run('upload', [ctx.repo.rootFolderId]).done;
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toContain('Usage: npm run upload -- <folderId> <file>');
-    const parallel = await run('upload', [repo.rootFolderId, 'f', '--parallel', '40']).done;
+    const parallel = await run('upload', [ctx.repo.rootFolderId, 'f', '--parallel', '40']).done;
     expect(parallel.stderr).toContain('--parallel must be a whole number from 1 to 16');
     const nothing = await run('download', []).done;
     expect([nothing.code, nothing.stderr.trim()]).toEqual([2, 'npm run download: Usage: npm run download -- <documentId> [file]']);

@@ -5,27 +5,14 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalService, startLocalService } from '#lib/local/service';
-import { createTestTable } from '#test/support/dynamodb';
+import { describe, expect, it } from 'vitest';
+import { useService } from '#test/support/fixture';
 
 const root = new URL('../..', import.meta.url).pathname;
-let service: LocalService;
-let dataDir: string;
-
-beforeAll(async () => {
-  const { endpoint, tableName } = await createTestTable();
-  dataDir = await mkdtemp(join(tmpdir(), 'documents-files-readme-'));
-  service = await startLocalService({ port: 0, dataDir, tableName, dynamodbEndpoint: endpoint, log: () => {} });
-});
-afterAll(async () => {
-  await service?.stop();
-  await rm(dataDir, { recursive: true, force: true });
-});
+const ctx = useService();
 
 describe('README Files walkthrough', () => {
   it('runs as written: the PDF and the large file come back with the same bytes', async () => {
@@ -35,10 +22,10 @@ describe('README Files walkthrough', () => {
     expect(script).toContain('API=http://127.0.0.1:3000');
     const { stdout } = await promisify(execFile)(
       'bash',
-      ['-euo', 'pipefail', '-c', script.replace('API=http://127.0.0.1:3000', `API=${service.url}`)],
+      ['-euo', 'pipefail', '-c', script.replace('API=http://127.0.0.1:3000', `API=${ctx.svc.url}`)],
       {
         cwd: root,
-        env: { ...process.env, DATA_DIR: dataDir },
+        env: { ...process.env, DATA_DIR: ctx.svc.dataDir },
         timeout: 60_000,
       },
     );

@@ -16,11 +16,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '#lib/local/dynamodb-local';
-import { startTestService, type TestService } from '#test/support/service';
+import { useService } from '#test/support/fixture';
 import { reportStat } from '#test/support/stats';
 import { nearLength, text } from './arbitraries';
 
-let svc: TestService;
+const ctx = useService();
 let prism: ChildProcess;
 let base: string;
 let token: string;
@@ -28,11 +28,10 @@ const found: string[] = [];
 let exchanges = 0;
 
 beforeAll(async () => {
-  svc = await startTestService();
-  token = await svc.issueToken(`prism-${Date.now()}`);
+  token = await ctx.svc.issueToken(`prism-${Date.now()}`);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  prism = spawn('node_modules/.bin/prism', ['proxy', 'openapi.json', svc.url, '--host', '127.0.0.1', '--port', String(port)], {
+  prism = spawn('node_modules/.bin/prism', ['proxy', 'openapi.json', ctx.svc.url, '--host', '127.0.0.1', '--port', String(port)], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -48,7 +47,6 @@ beforeEach(() => {
 });
 afterAll(async () => {
   prism?.kill();
-  await svc?.stop();
   if (exchanges > 0) reportStat('prismExchanges', exchanges);
 });
 

@@ -12,13 +12,13 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Folder } from '#core/resources';
 import { matchPath, routes } from '#functions/routes';
 import openapi from '#openapi.json' with { type: 'json' };
-import { ensure, type HttpResponse, newUser, type User } from '#test/support/http';
+import { useService } from '#test/support/fixture';
+import { ensure, type HttpResponse, newUser } from '#test/support/http';
 import { takeSeed, withSeed } from '#test/support/seed';
-import { startTestService, type TestService } from '#test/support/service';
 import { reportStat } from '#test/support/stats';
 import { bodies, edges, fieldValue, ifMatches, kindOf, likely, limits, revisionVersions, text, userIds, validId } from './arbitraries';
 import {
@@ -38,8 +38,7 @@ import {
   type Wire,
 } from './oracle';
 
-let svc: TestService;
-let owner: User;
+const ctx = useService({ seed: async (svc) => ({ owner: await newUser(svc) }) });
 
 // ---------------------------------------------------------------------------------------------
 // The model: what exists, as the service has said.
@@ -70,7 +69,7 @@ const repositories = new Map<string, string>();
 const members = new Map<string, Map<string, string>>();
 const addRepository = (id: string, rootFolderId: string) => {
   repositories.set(id, rootFolderId);
-  members.set(id, new Map([[owner.sub, 'owner']]));
+  members.set(id, new Map([[ctx.owner.sub, 'owner']]));
 };
 /** Tokens the service handed out, with the list they belong to. */
 const tokens: { list: string; token: string }[] = [];
@@ -444,7 +443,7 @@ const wireOf = (body: Body): Wire =>
 const sendBody = (method: string, path: string, body: Body, headers: Record<string, string> = {}) => {
   const wire = wireOf(body);
   if ('json' in body) documentedVerdict = documentedBody(method, path, wire.body as string);
-  return owner.api.request(method, path, { raw: wire.body, headers: { ...headers, 'content-type': wire.contentType ?? '' } });
+  return ctx.owner.api.request(method, path, { raw: wire.body, headers: { ...headers, 'content-type': wire.contentType ?? '' } });
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -627,7 +626,7 @@ async function send(request: Request): Promise<Outcome | undefined> {
       const isDelete = request.kind === 'deleteDocument';
       const ifMatchHeader = isDelete ? request.ifMatch : undefined;
       const headers: Record<string, string> = ifMatchHeader !== undefined ? { 'if-match': ifMatchHeader } : {};
-      const res = await owner.api.request(isDelete ? 'DELETE' : 'GET', `/document/${encodeURIComponent(id)}`, { headers });
+      const res = await ctx.owner.api.request(isDelete ? 'DELETE' : 'GET', `/document/${encodeURIComponent(id)}`, { headers });
       const success = isDelete ? 204 : 200;
       const verdict = check({ params: [['id', id]] }, ifMatchHeader);
       if (verdict.status) return { res, errors: [verdict.status], success };
@@ -673,12 +672,12 @@ async function send(request: Request): Promise<Outcome | undefined> {
         ...(isPut ? { body: bodyInput(BODIES.putMember, body) } : {}),
       });
       const role: unknown = verdict.status === undefined ? verdict.body?.role : undefined;
-      const stepsDown = userId === owner.sub && (!isPut || role !== 'owner');
+      const stepsDown = userId === ctx.owner.sub && (!isPut || role !== 'owner');
       const owners = [...(roles ?? new Map()).values()].filter((r) => r === 'owner').length;
       // Keeps the caller an owner (see `members`): then stepping down is only ever the last owner's.
       if (stepsDown && owners > 1) return undefined;
       const path = `/${encodeURIComponent(repositoryId)}/members/${encodeURIComponent(userId)}`;
-      const res = body ? await sendBody('PUT', path, body) : await owner.api.request('DELETE', path);
+      const res = body ? await sendBody('PUT', path, body) : await ctx.owner.api.request('DELETE', path);
       const success = isPut ? 200 : 204;
       // API Gateway decodes the path before it routes: a `/` in a user id makes another path.
       if (userId.includes('/')) return { res, errors: [404], success };
@@ -705,7 +704,7 @@ async function send(request: Request): Promise<Outcome | undefined> {
       const restoring = request.kind === 'restoreRevision';
       const ifMatchHeader = restoring ? request.ifMatch : undefined;
       const path = `/document/${encodeURIComponent(id)}/revisions/${encodeURIComponent(version)}${restoring ? '/restore' : ''}`;
-      const res = await owner.api.request(restoring ? 'POST' : 'GET', path, {
+      const res = await ctx.owner.api.request(restoring ? 'POST' : 'GET', path, {
         headers: ifMatchHeader === undefined ? {} : { 'if-match': ifMatchHeader },
       });
       const success = 200;
@@ -747,7 +746,7 @@ async function send(request: Request): Promise<Outcome | undefined> {
         }
       } else query.set('cursor', 'latest');
       if (request.limit !== undefined) query.set('limit', request.limit);
-      const res = await owner.api.request('GET', `/${encodeURIComponent(repositoryId)}/changes?${query}`);
+      const res = await ctx.owner.api.request('GET', `/${encodeURIComponent(repositoryId)}/changes?${query}`);
       // What the service receives, after URL encoding (a lone surrogate arrives as U+FFFD).
       const received = Object.fromEntries(new URLSearchParams(query.toString()));
       const verdict = check({
@@ -773,13 +772,13 @@ async function send(request: Request): Promise<Outcome | undefined> {
       const verdict = check({ params: [['id', id]], ...(body ? { body: bodyInput(BODIES.updateRepository, body) } : {}) }, request.ifMatch);
       const res = body
         ? await sendBody('PUT', `/${encodeURIComponent(id)}`, body, headers)
-        : await owner.api.request('DELETE', `/${encodeURIComponent(id)}`, { headers });
+        : await ctx.owner.api.request('DELETE', `/${encodeURIComponent(id)}`, { headers });
       if (verdict.status) return { res, errors: [verdict.status], success: 0 };
       const { contested } = verdict;
       if (!repositories.has(id)) return { res, errors: [404], success: 0, contested };
       const version = repositoryVersions.get(id) ?? 1;
       const errors = preconditionHolds(verdict.ifMatch, verdict.body?.version, version) ? [] : [412];
-      if (errors.length === 0 && res.status === 204) await svc.worker.settled(); // reclaimed: its client-chosen ids are free again
+      if (errors.length === 0 && res.status === 204) await ctx.svc.worker.settled(); // reclaimed: its client-chosen ids are free again
       return {
         res,
         errors,
@@ -835,7 +834,7 @@ async function send(request: Request): Promise<Outcome | undefined> {
       if (!pathSafe(id)) return undefined;
       const headers: Record<string, string> = request.ifMatch === undefined ? {} : { 'if-match': request.ifMatch };
       const query = request.recursive === undefined ? '' : `?recursive=${request.recursive}`;
-      const res = await owner.api.request('DELETE', `/folder/${encodeURIComponent(id)}${query}`, { headers });
+      const res = await ctx.owner.api.request('DELETE', `/folder/${encodeURIComponent(id)}${query}`, { headers });
       const verdict = check(
         {
           params: [['id', id]],
@@ -850,7 +849,7 @@ async function send(request: Request): Promise<Outcome | undefined> {
       const errors: number[] = [];
       if (!preconditionHolds(verdict.ifMatch, undefined, stored.version)) errors.push(412);
       if (stored.names.size > 0 && request.recursive !== 'true') errors.push(409);
-      if (errors.length === 0 && res.status === 204) await svc.worker.settled(); // everything below is marked
+      if (errors.length === 0 && res.status === 204) await ctx.svc.worker.settled(); // everything below is marked
       return {
         res,
         errors,
@@ -886,10 +885,10 @@ async function send(request: Request): Promise<Outcome | undefined> {
       const path = `/${encodeURIComponent(repositoryId)}/trash/${encodeURIComponent(itemId)}`;
       const body: Body | undefined = isRestore && request.body ? resolveBody(request.body) : undefined;
       const res = !isRestore
-        ? await owner.api.request('DELETE', path)
+        ? await ctx.owner.api.request('DELETE', path)
         : body
           ? await sendBody('POST', `${path}/restore`, body)
-          : await owner.api.request('POST', `${path}/restore`);
+          : await ctx.owner.api.request('POST', `${path}/restore`);
       // The body may be left out altogether (API.md 10): no bytes at all are as good as `{}`.
       const verdict = check({
         params: [
@@ -903,7 +902,7 @@ async function send(request: Request): Promise<Outcome | undefined> {
       const item = trash.get(itemId);
       if (!repositories.has(repositoryId) || item?.repositoryId !== repositoryId) return { res, errors: [404], success: 0, contested };
       if (!isRestore) {
-        if (res.status === 204) await svc.worker.settled(); // purged: its client-chosen ids are free again
+        if (res.status === 204) await ctx.svc.worker.settled(); // purged: its client-chosen ids are free again
         return { res, errors: [], success: 204, apply: () => forget(itemId) };
       }
       const input = (verdict.body ?? {}) as { folderId?: string; name?: string };
@@ -914,7 +913,7 @@ async function send(request: Request): Promise<Outcome | undefined> {
       if (!target) errors.push(input.folderId === undefined ? 409 : 404);
       else if (target.repositoryId !== repositoryId) errors.push(400);
       else if (target.names.has(key)) errors.push(409);
-      if (errors.length === 0 && res.status === 200) await svc.worker.settled(); // everything below is unmarked
+      if (errors.length === 0 && res.status === 200) await ctx.svc.worker.settled(); // everything below is unmarked
       const changed = targetId !== item.folderId || key !== item.key;
       return {
         res,
@@ -938,11 +937,11 @@ async function send(request: Request): Promise<Outcome | undefined> {
     case 'emptyTrash': {
       const id = pick(request.repository, repositories);
       if (!pathSafe(id) || routeLiterals.has(id)) return undefined;
-      const res = await owner.api.request('DELETE', `/${encodeURIComponent(id)}/trash`);
+      const res = await ctx.owner.api.request('DELETE', `/${encodeURIComponent(id)}/trash`);
       const verdict = check({ params: [['id', id]] });
       if (verdict.status) return { res, errors: [verdict.status], success: 204 };
       if (!repositories.has(id)) return { res, errors: [404], success: 204 };
-      if (res.status === 204) await svc.worker.settled();
+      if (res.status === 204) await ctx.svc.worker.settled();
       return {
         res,
         errors: [],
@@ -959,7 +958,7 @@ async function send(request: Request): Promise<Outcome | undefined> {
       const path = isFolder
         ? `/folder/${encodeURIComponent(id)}`
         : `/${encodeURIComponent(id)}${request.what === 'rootFolder' ? '/folder' : ''}`;
-      const res = await owner.api.request('GET', path);
+      const res = await ctx.owner.api.request('GET', path);
       const verdict = check({ params: [['id', id]] });
       if (verdict.status) return { res, errors: [verdict.status], success: 200 };
       return { res, errors: (isFolder ? folders : repositories).has(id) ? [] : [404], success: 200 };
@@ -994,7 +993,7 @@ async function send(request: Request): Promise<Outcome | undefined> {
           : ofDocument
             ? `/document/${encodeURIComponent(id)}/revisions`
             : `/folder/${encodeURIComponent(id)}/${request.what}`;
-      const res = await owner.api.request('GET', `${path}${qs ? `?${qs}` : ''}`);
+      const res = await ctx.owner.api.request('GET', `${path}${qs ? `?${qs}` : ''}`);
       // What the service receives, after URL encoding (a lone surrogate arrives as U+FFFD).
       const received = Object.fromEntries(new URLSearchParams(qs));
       const verdict = check({ params: all ? [] : [['id', id]], query: [['limit', received.limit]] });
@@ -1014,19 +1013,16 @@ async function send(request: Request): Promise<Outcome | undefined> {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-
+// Two repositories, so a move to another repository's folder can be generated.
 beforeAll(async () => {
-  svc = await startTestService();
-  owner = await newUser(svc);
-  // Two repositories, so a move to another repository's folder can be generated.
   for (let i = 0; i < 2; i++) {
-    const repository = ensure(await owner.api.post('/', { name: `repository ${i}` }), 201).body;
+    const repository = ensure(await ctx.owner.api.post('/', { name: `repository ${i}` }), 201).body;
     addRepository(repository.id, repository.rootFolderId);
     addFolder({ id: repository.rootFolderId, repositoryId: repository.id } as Folder, '');
   }
-}, 60_000);
-afterAll(() => svc.stop());
+});
+
+// ---------------------------------------------------------------------------------------------
 
 describe('the oracle', () => {
   it('reads the examples of the contract as the contract does', () => {

@@ -6,10 +6,11 @@
  * a file revision restored without a copy, and each repository's usage against its quota.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_RAW_CONTENT_BYTES } from '#core/requests';
 import { problemOf } from '#test/support/errors';
+import { useServiceWithOwner } from '#test/support/fixture';
 import {
   type Api,
   type Document,
@@ -23,28 +24,10 @@ import {
   newUser,
   type Repository,
   setRole,
-  type User,
 } from '#test/support/http';
-import { startWithOwner, type TestService } from '#test/support/service';
 
-let svc: TestService;
-let user: User;
-let repo: Repository;
-let bucket: S3Client;
+const ctx = useServiceWithOwner();
 
-beforeAll(async () => {
-  ({ svc, user, repo } = await startWithOwner());
-  bucket = new S3Client({
-    endpoint: svc.s3.endpoint,
-    forcePathStyle: true,
-    region: svc.s3.region,
-    credentials: svc.s3.credentials,
-  });
-});
-afterAll(async () => {
-  bucket?.destroy();
-  await svc?.stop();
-});
 afterEach(() => {
   delete process.env.QUOTA_BYTES;
 });
@@ -60,8 +43,8 @@ const usage = async (api: Api, repositoryId: string) =>
 
 /** The objects the bucket holds for a document. */
 async function objectsOf(document: { repositoryId: string; id: string }): Promise<string[]> {
-  const listed = await bucket.send(
-    new ListObjectsV2Command({ Bucket: svc.s3.bucket, Prefix: `files/${document.repositoryId}/${document.id}/` }),
+  const listed = await ctx.bucket.send(
+    new ListObjectsV2Command({ Bucket: ctx.svc.s3.bucket, Prefix: `files/${document.repositoryId}/${document.id}/` }),
   );
   return (listed.Contents ?? []).map((object) => object.Key!);
 }
@@ -80,7 +63,7 @@ function expectSafetyHeaders(res: HttpResponse, name: string) {
 async function download(res: HttpResponse) {
   expect(res.status, `${res.request} → ${res.status} ${res.text}`).toBe(302);
   const location = res.headers.get('location')!;
-  expect(location.startsWith(`${svc.s3.endpoint}/${svc.s3.bucket}/files/`)).toBe(true);
+  expect(location.startsWith(`${ctx.svc.s3.endpoint}/${ctx.svc.s3.bucket}/files/`)).toBe(true);
   const expires = Number(new URL(location).searchParams.get('X-Amz-Expires'));
   expect(expires).toBeGreaterThan(0);
   expect(expires).toBeLessThanOrEqual(15 * 60);
@@ -91,13 +74,13 @@ async function download(res: HttpResponse) {
 describe('GET /document/{id}/content of inline text', () => {
   it('answers the bytes of the text, as an attachment with the content type, the safety headers and the ETag', async () => {
     const text = 'héllo, wörld 🌍';
-    const doc = await newDocument(user.api, repo.rootFolderId, {
+    const doc = await newDocument(ctx.user.api, ctx.repo.rootFolderId, {
       name: 'Grüße "1".md',
       content: text,
       contentType: 'text/markdown; charset=utf-8',
     });
     expect(doc).toMatchObject({ storage: 'inline', content: text, size: Buffer.byteLength(text), sha256: sha256(text) });
-    const res = await content(user.api, doc.id);
+    const res = await content(ctx.user.api, doc.id);
     expect(res.status).toBe(200);
     expect(res.text).toBe(text);
     expect(res.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
@@ -106,18 +89,18 @@ describe('GET /document/{id}/content of inline text', () => {
   });
 
   it('is 404 for a document that does not exist, or that the caller may not see', async () => {
-    const doc = await newDocument(user.api, repo.rootFolderId, { content: 'private' });
-    const stranger = await newUser(svc);
+    const doc = await newDocument(ctx.user.api, ctx.repo.rootFolderId, { content: 'private' });
+    const stranger = await newUser(ctx.svc);
     expectProblem(await content(stranger.api, doc.id), 404);
-    expectProblem(await content(user.api, `${repo.id}${'A'.repeat(22)}`), 404);
+    expectProblem(await content(ctx.user.api, `${ctx.repo.id}${'A'.repeat(22)}`), 404);
   });
 });
 
 describe('PUT /document/{id}/content', () => {
   it('makes the bytes a file version; GET answers 302 to a presigned URL that serves exactly those bytes', async () => {
-    const doc = await newDocument(user.api, repo.rootFolderId, { name: 'report.pdf', content: 'draft' });
+    const doc = await newDocument(ctx.user.api, ctx.repo.rootFolderId, { name: 'report.pdf', content: 'draft' });
     const bytes = new Uint8Array([0x25, 0x50, 0x44, 0x46, 0xff, 0xfe, 0x00, 0x80, ...randomBytes(2000)]);
-    const res = await putContent(user.api, doc.id, bytes, { 'content-type': 'application/pdf', 'if-match': '"1"' });
+    const res = await putContent(ctx.user.api, doc.id, bytes, { 'content-type': 'application/pdf', 'if-match': '"1"' });
     expectJson(res, 200);
     expect(res.headers.get('etag')).toBe('"2"');
     const updated = res.body as Document;
@@ -129,10 +112,10 @@ describe('PUT /document/{id}/content', () => {
       version: 2,
     });
     expect(updated).not.toHaveProperty('content');
-    const read = await getDocument(user.api, doc.id);
+    const read = await getDocument(ctx.user.api, doc.id);
     expect(read).toEqual(updated);
 
-    const answer = await content(user.api, doc.id);
+    const answer = await content(ctx.user.api, doc.id);
     expectSafetyHeaders(answer, 'report.pdf');
     const { fetched, bytes: served } = await download(answer);
     expect(fetched.status).toBe(200);
@@ -143,74 +126,74 @@ describe('PUT /document/{id}/content', () => {
   });
 
   it('records application/octet-stream when no Content-Type is sent, and text bodies as sent', async () => {
-    const doc = await newDocument(user.api, repo.rootFolderId, { content: 'x' });
-    const untyped = ensure(await putContent(user.api, doc.id, new Uint8Array([1, 2, 3])), 200).body as Document;
+    const doc = await newDocument(ctx.user.api, ctx.repo.rootFolderId, { content: 'x' });
+    const untyped = ensure(await putContent(ctx.user.api, doc.id, new Uint8Array([1, 2, 3])), 200).body as Document;
     expect(untyped).toMatchObject({ contentType: 'application/octet-stream', size: 3, storage: 'file' });
-    const text = ensure(await putContent(user.api, doc.id, 'plain text, ü', { 'content-type': 'text/plain; charset=utf-8' }), 200)
+    const text = ensure(await putContent(ctx.user.api, doc.id, 'plain text, ü', { 'content-type': 'text/plain; charset=utf-8' }), 200)
       .body as Document;
     expect(text).toMatchObject({
       contentType: 'text/plain; charset=utf-8',
       size: Buffer.byteLength('plain text, ü'),
       sha256: sha256('plain text, ü'),
     });
-    expect(Buffer.from((await download(await content(user.api, doc.id))).bytes).toString('utf8')).toBe('plain text, ü');
+    expect(Buffer.from((await download(await content(ctx.user.api, doc.id))).bytes).toString('utf8')).toBe('plain text, ü');
   });
 
   it('refuses a body over 4 MiB with 413, and nothing changes: no version, no object, no usage', async () => {
-    const doc = await newDocument(user.api, repo.rootFolderId, { content: 'small' });
-    const before = await usage(user.api, repo.id);
-    const res = await putContent(user.api, doc.id, new Uint8Array(MAX_RAW_CONTENT_BYTES + 1), { 'content-type': 'application/pdf' });
+    const doc = await newDocument(ctx.user.api, ctx.repo.rootFolderId, { content: 'small' });
+    const before = await usage(ctx.user.api, ctx.repo.id);
+    const res = await putContent(ctx.user.api, doc.id, new Uint8Array(MAX_RAW_CONTENT_BYTES + 1), { 'content-type': 'application/pdf' });
     expectProblem(res, 413);
-    expect(await getDocument(user.api, doc.id)).toEqual(doc);
+    expect(await getDocument(ctx.user.api, doc.id)).toEqual(doc);
     expect(await objectsOf(doc)).toEqual([]);
-    expect(await usage(user.api, repo.id)).toEqual(before);
+    expect(await usage(ctx.user.api, ctx.repo.id)).toEqual(before);
     // Exactly the limit is taken.
-    ensure(await putContent(user.api, doc.id, new Uint8Array(MAX_RAW_CONTENT_BYTES), { 'content-type': 'application/pdf' }), 200);
+    ensure(await putContent(ctx.user.api, doc.id, new Uint8Array(MAX_RAW_CONTENT_BYTES), { 'content-type': 'application/pdf' }), 200);
   });
 
   it('honours If-Match (412, nothing stored), and the roles: a viewer gets 403', async () => {
-    const doc = await newDocument(user.api, repo.rootFolderId, { content: 'v1' });
-    expectProblem(await putContent(user.api, doc.id, 'new', { 'content-type': 'text/plain', 'if-match': '"7"' }), 412);
-    expect(await getDocument(user.api, doc.id)).toEqual(doc);
+    const doc = await newDocument(ctx.user.api, ctx.repo.rootFolderId, { content: 'v1' });
+    expectProblem(await putContent(ctx.user.api, doc.id, 'new', { 'content-type': 'text/plain', 'if-match': '"7"' }), 412);
+    expect(await getDocument(ctx.user.api, doc.id)).toEqual(doc);
     expect(await objectsOf(doc)).toEqual([]);
-    const viewer = await newUser(svc);
-    await setRole(user.api, repo.id, viewer.sub, 'viewer');
+    const viewer = await newUser(ctx.svc);
+    await setRole(ctx.user.api, ctx.repo.id, viewer.sub, 'viewer');
     expectProblem(await putContent(viewer.api, doc.id, 'new', { 'content-type': 'text/plain' }), 403);
     expect(await content(viewer.api, doc.id)).toMatchObject({ status: 200, text: 'v1' });
   });
 
   it('answers a repeat with the same Idempotency-Key with the first answer, and makes one version', async () => {
-    const doc = await newDocument(user.api, repo.rootFolderId, { content: 'v1' });
+    const doc = await newDocument(ctx.user.api, ctx.repo.rootFolderId, { content: 'v1' });
     const headers = { 'content-type': 'image/png', 'idempotency-key': `content-${doc.id}` };
-    const first = ensure(await putContent(user.api, doc.id, new Uint8Array([9, 8, 7]), headers), 200);
-    const again = ensure(await putContent(user.api, doc.id, new Uint8Array([9, 8, 7]), headers), 200);
+    const first = ensure(await putContent(ctx.user.api, doc.id, new Uint8Array([9, 8, 7]), headers), 200);
+    const again = ensure(await putContent(ctx.user.api, doc.id, new Uint8Array([9, 8, 7]), headers), 200);
     expect(again.body).toEqual(first.body);
-    expect((await getDocument(user.api, doc.id)).version).toBe(2);
+    expect((await getDocument(ctx.user.api, doc.id)).version).toBe(2);
     expect(await objectsOf(doc)).toHaveLength(1);
   });
 });
 
 describe('moving between inline text and a file', () => {
   it('goes file → inline (PUT /document with content) → file, each a new version', async () => {
-    const doc = await newDocument(user.api, repo.rootFolderId, { name: 'notes', content: 'one' });
-    const file = ensure(await putContent(user.api, doc.id, new Uint8Array([1, 2]), { 'content-type': 'application/zip' }), 200)
+    const doc = await newDocument(ctx.user.api, ctx.repo.rootFolderId, { name: 'notes', content: 'one' });
+    const file = ensure(await putContent(ctx.user.api, doc.id, new Uint8Array([1, 2]), { 'content-type': 'application/zip' }), 200)
       .body as Document;
     expect(file).toMatchObject({ storage: 'file', version: 2 });
 
-    const inline = ensure(await user.api.put('/document', { id: doc.id, content: 'two', contentType: 'text/plain' }), 200).body;
+    const inline = ensure(await ctx.user.api.put('/document', { id: doc.id, content: 'two', contentType: 'text/plain' }), 200).body;
     expect(inline).toMatchObject({ storage: 'inline', content: 'two', size: 3, sha256: sha256('two'), version: 3 });
-    expect(await getDocument(user.api, doc.id)).toEqual(inline);
-    expect(await content(user.api, doc.id)).toMatchObject({ status: 200, text: 'two' });
+    expect(await getDocument(ctx.user.api, doc.id)).toEqual(inline);
+    expect(await content(ctx.user.api, doc.id)).toMatchObject({ status: 200, text: 'two' });
 
     // A rename keeps a file a file (and its bytes where they are).
-    ensure(await putContent(user.api, doc.id, new Uint8Array([3]), { 'content-type': 'application/zip' }), 200);
-    const renamed = ensure(await user.api.put('/document', { id: doc.id, name: 'notes.zip' }), 200).body as Document;
+    ensure(await putContent(ctx.user.api, doc.id, new Uint8Array([3]), { 'content-type': 'application/zip' }), 200);
+    const renamed = ensure(await ctx.user.api.put('/document', { id: doc.id, name: 'notes.zip' }), 200).body as Document;
     expect(renamed).toMatchObject({ storage: 'file', size: 1, version: 5, name: 'notes.zip' });
     expect(renamed).not.toHaveProperty('content');
-    expect([...(await download(await content(user.api, doc.id))).bytes]).toEqual([3]);
+    expect([...(await download(await content(ctx.user.api, doc.id))).bytes]).toEqual([3]);
 
     // Lists show storage and sha256, never content.
-    const listed = ensure(await user.api.get(`/folder/${repo.rootFolderId}/documents?limit=100`), 200).body.items.find(
+    const listed = ensure(await ctx.user.api.get(`/folder/${ctx.repo.rootFolderId}/documents?limit=100`), 200).body.items.find(
       (item: Document) => item.id === doc.id,
     );
     expect(listed).toEqual({ ...renamed });
@@ -219,45 +202,45 @@ describe('moving between inline text and a file', () => {
 
 describe('revisions of files', () => {
   it('lists storage and sha256; a file revision has no content but its bytes at …/content; a restore copies no bytes', async () => {
-    const doc = await newDocument(user.api, repo.rootFolderId, { name: 'photo', content: 'text first' });
+    const doc = await newDocument(ctx.user.api, ctx.repo.rootFolderId, { name: 'photo', content: 'text first' });
     const bytes = new Uint8Array(randomBytes(300));
-    ensure(await putContent(user.api, doc.id, bytes, { 'content-type': 'image/jpeg' }), 200);
-    ensure(await user.api.put('/document', { id: doc.id, content: 'text again' }), 200);
+    ensure(await putContent(ctx.user.api, doc.id, bytes, { 'content-type': 'image/jpeg' }), 200);
+    ensure(await ctx.user.api.put('/document', { id: doc.id, content: 'text again' }), 200);
 
-    const revisions = ensure(await user.api.get(`/document/${doc.id}/revisions`), 200).body.items;
+    const revisions = ensure(await ctx.user.api.get(`/document/${doc.id}/revisions`), 200).body.items;
     expect(revisions.map((r: { storage: string }) => r.storage)).toEqual(['inline', 'file', 'inline']);
     expect(revisions[1]).toMatchObject({ version: 2, sha256: sha256(bytes), size: 300, contentType: 'image/jpeg' });
 
-    const fileRevision = ensure(await user.api.get(`/document/${doc.id}/revisions/2`), 200).body;
+    const fileRevision = ensure(await ctx.user.api.get(`/document/${doc.id}/revisions/2`), 200).body;
     expect(fileRevision).toMatchObject({ storage: 'file', version: 2 });
     expect(fileRevision).not.toHaveProperty('content');
-    const inlineRevision = ensure(await user.api.get(`/document/${doc.id}/revisions/1`), 200).body;
+    const inlineRevision = ensure(await ctx.user.api.get(`/document/${doc.id}/revisions/1`), 200).body;
     expect(inlineRevision).toMatchObject({ storage: 'inline', content: 'text first' });
 
-    const revisionAnswer = await revisionContent(user.api, doc.id, 2);
+    const revisionAnswer = await revisionContent(ctx.user.api, doc.id, 2);
     expectSafetyHeaders(revisionAnswer, 'photo');
     const fromRevision = await download(revisionAnswer);
     expect(Buffer.from(fromRevision.bytes).equals(Buffer.from(bytes))).toBe(true);
     expect(fromRevision.fetched.headers.get('content-type')).toBe('image/jpeg');
-    const first = await revisionContent(user.api, doc.id, 1);
+    const first = await revisionContent(ctx.user.api, doc.id, 1);
     expect(first).toMatchObject({ status: 200, text: 'text first' });
     expect(first.headers.get('content-type')).toBe('text/plain; charset=utf-8');
 
     // Restoring the file revision: a new version with the same object, no copy.
-    const restored = ensure(await user.api.request('POST', `/document/${doc.id}/revisions/2/restore`), 200).body as Document;
+    const restored = ensure(await ctx.user.api.request('POST', `/document/${doc.id}/revisions/2/restore`), 200).body as Document;
     expect(restored).toMatchObject({ storage: 'file', version: 4, sha256: sha256(bytes), size: 300, contentType: 'image/jpeg' });
     expect(restored).not.toHaveProperty('content');
-    const current = await download(await content(user.api, doc.id));
+    const current = await download(await content(ctx.user.api, doc.id));
     expect(new URL(current.location).pathname).toBe(new URL(fromRevision.location).pathname);
     expect(Buffer.from(current.bytes).equals(Buffer.from(bytes))).toBe(true);
     expect(await objectsOf(doc)).toHaveLength(1);
-    expect(await revisionContent(user.api, doc.id, 9)).toMatchObject({ status: 404 });
+    expect(await revisionContent(ctx.user.api, doc.id, 9)).toMatchObject({ status: 404 });
   });
 
   it('refuses a presigned URL altered in any way', async () => {
-    const doc = await newDocument(user.api, repo.rootFolderId, { content: 'x' });
-    ensure(await putContent(user.api, doc.id, new Uint8Array([1, 2, 3]), { 'content-type': 'application/pdf' }), 200);
-    const { location } = await download(await content(user.api, doc.id));
+    const doc = await newDocument(ctx.user.api, ctx.repo.rootFolderId, { content: 'x' });
+    ensure(await putContent(ctx.user.api, doc.id, new Uint8Array([1, 2, 3]), { 'content-type': 'application/pdf' }), 200);
+    const { location } = await download(await content(ctx.user.api, doc.id));
     const url = new URL(location);
     const signature = url.searchParams.get('X-Amz-Signature')!;
     const flipped = new URL(url);
@@ -276,7 +259,7 @@ describe('revisions of files', () => {
 
 describe('usage and quota', () => {
   it('counts every version: create, update, rename, raw PUT and revision restore each add their size', async () => {
-    const owner = await newUser(svc);
+    const owner = await newUser(ctx.svc);
     const repository = ensure(await owner.api.post('/', { name: 'usage' }), 201).body as Repository;
     expect(await usage(owner.api, repository.id)).toEqual({ bytes: 0, quota: 10 * 1024 ** 3 });
     const doc = await newDocument(owner.api, repository.rootFolderId, { content: '12345' });
@@ -292,7 +275,7 @@ describe('usage and quota', () => {
   });
 
   it('answers 409 quota-exceeded when a version would pass the quota, and changes nothing', async () => {
-    const owner = await newUser(svc);
+    const owner = await newUser(ctx.svc);
     const repository = ensure(await owner.api.post('/', { name: 'full' }), 201).body as Repository;
     const folder = await newFolder(owner.api, repository.rootFolderId);
     const doc = await newDocument(owner.api, folder.id, { content: '1234567890' });

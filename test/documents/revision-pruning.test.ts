@@ -8,7 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { db, tableName } from '#core/db/client';
 import { createDocument } from '#core/items/document';
 import { contentKey, currentContentKey, documentKey, revisionKey } from '#core/items/keys';
@@ -16,23 +16,19 @@ import { createRepository } from '#core/items/repository';
 import { DAY_MS } from '#core/limits';
 import type { Caller } from '#core/resources';
 import { rawItem } from '#test/support/dynamodb';
+import { useService } from '#test/support/fixture';
 import { Api, listAll } from '#test/support/http';
-import { startTestService, type TestService } from '#test/support/service';
 
 // Each test seeds hundreds of items and waits for the worker: on a busy shared DynamoDB Local, more than 30 s.
 vi.setConfig({ testTimeout: 120_000 });
 
-let svc: TestService;
-let api: Api;
 const caller: Caller = { userId: 'pruner' };
-let folderId: string;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  api = new Api(svc.url, await svc.issueToken(caller.userId));
-  folderId = (await createRepository(caller, { name: 'Retention', description: '' })).rootFolderId;
+const ctx = useService({
+  seed: async (svc) => ({
+    api: new Api(svc.url, await svc.issueToken(caller.userId)),
+    folderId: (await createRepository(caller, { name: 'Retention', description: '' })).rootFolderId,
+  }),
 });
-afterAll(() => svc?.stop());
 
 /**
  * A document with revisions 1…`version`: `contentAt(v)` is the content version v set (undefined:
@@ -40,7 +36,12 @@ afterAll(() => svc?.stop());
  */
 async function documentWith(version: number, contentAt: (v: number) => string | undefined, oldUpTo: number): Promise<string> {
   const first = contentAt(1)!;
-  const { id } = await createDocument(caller, { folderId, name: `doc-${randomUUID()}`, content: first, contentType: 'text/plain' });
+  const { id } = await createDocument(caller, {
+    folderId: ctx.folderId,
+    name: `doc-${randomUUID()}`,
+    content: first,
+    contentType: 'text/plain',
+  });
   const items: Record<string, unknown>[] = [];
   let contentVersion = 1;
   let content = first;
@@ -89,16 +90,16 @@ async function documentWith(version: number, contentAt: (v: number) => string | 
 
 /** One more version, through the API (PUT /document); past the 100th it asks the worker to prune. */
 async function write(id: string, fields: { name?: string; content?: string }): Promise<number> {
-  const res = await api.put('/document', { id, ...fields });
+  const res = await ctx.api.put('/document', { id, ...fields });
   expect(res.status, res.text).toBe(200);
   return res.body.version;
 }
 
 const versions = async (id: string) =>
-  (await listAll<{ version: number }>(api, `/document/${id}/revisions`, 100)).items.map((r) => r.version);
+  (await listAll<{ version: number }>(ctx.api, `/document/${id}/revisions`, 100)).items.map((r) => r.version);
 /** Newest first, as the list is. */
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => to - i);
-const revision = (id: string, v: number) => api.get(`/document/${id}/revisions/${v}`);
+const revision = (id: string, v: number) => ctx.api.get(`/document/${id}/revisions/${v}`);
 
 describe('revision retention', () => {
   it('keeps every revision of the last 30 days, however many; past 30 days, the last 100', async () => {
@@ -106,7 +107,7 @@ describe('revision retention', () => {
     expect(await write(recent, { content: 'content 131' })).toBe(131);
     const id = await documentWith(130, (v) => `content ${v}`, 60);
     expect(await write(id, { content: 'content 131' })).toBe(131);
-    await svc.worker.settled();
+    await ctx.svc.worker.settled();
 
     expect(await versions(recent)).toEqual(range(1, 131)); // all recent: all kept
     // The last 100 (32…131) stay, old or not; 1…31 are old and before them: gone, content too.
@@ -125,7 +126,7 @@ describe('revision retention', () => {
     // 122 changes the content, 123… rename: once 122 is the oldest kept, the content of 1 goes.
     const later = await documentWith(221, (v) => (v === 1 ? 'base' : v === 122 ? 'changed' : undefined), 121);
     expect(await write(later, { name: 'trigger-2' })).toBe(222);
-    await svc.worker.settled();
+    await ctx.svc.worker.settled();
 
     expect(await versions(id)).toEqual(range(11, 110));
     expect(await rawItem(revisionKey(id, 1))).toBeUndefined();
@@ -146,6 +147,6 @@ describe('revision retention', () => {
     expect(await rawItem(documentKey(id))).not.toHaveProperty('pruneRevisions');
     expect(await write(id, { content: 'v101' })).toBe(101);
     expect(await rawItem(documentKey(id))).toMatchObject({ pruneRevisions: true });
-    expect((await api.get(`/document/${id}`)).body).not.toHaveProperty('pruneRevisions');
+    expect((await ctx.api.get(`/document/${id}`)).body).not.toHaveProperty('pruneRevisions');
   });
 });

@@ -4,10 +4,11 @@
  * the three endpoints, through the typed client (every answer checked against openapi.json).
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { contentKey, revisionKey } from '#core/items/keys';
 import { routes } from '#functions/routes';
 import { rawItem } from '#test/support/dynamodb';
+import { useServiceWithRoles } from '#test/support/fixture';
 import {
   Api,
   type Document,
@@ -19,22 +20,9 @@ import {
   listAll,
   newDocument,
   newFolder,
-  type Repository,
-  type User,
 } from '#test/support/http';
-import { startWithRoles, type TestService } from '#test/support/service';
 
-let svc: TestService;
-let owner: User;
-let editor: User;
-let viewer: User;
-let stranger: User;
-let repository: Repository;
-
-beforeAll(async () => {
-  ({ svc, owner, editor, viewer, stranger, repo: repository } = await startWithRoles());
-});
-afterAll(() => svc?.stop());
+const ctx = useServiceWithRoles();
 
 const list = (api: Api, id: string, query: { limit?: number; nextToken?: string } = {}) =>
   Api.from(`GET /document/${id}/revisions`, api.client.GET('/document/{id}/revisions', { params: { path: { id }, query } }));
@@ -56,19 +44,19 @@ const put = async (api: Api, body: { id: string; name?: string; content?: string
 
 /** A document with five versions: created, content, rename, content type, content. */
 async function documentWithHistory(): Promise<Document> {
-  const api = owner.api;
-  const created = await newDocument(api, repository.rootFolderId, { name: 'notes.md', content: 'one', contentType: 'text/plain' });
+  const api = ctx.owner.api;
+  const created = await newDocument(api, ctx.repo.rootFolderId, { name: 'notes.md', content: 'one', contentType: 'text/plain' });
   ensure(await api.put('/document', { id: created.id, content: 'two' }), 200);
   ensure(await api.put('/document', { id: created.id, name: `renamed-${created.id}.md` }), 200);
   ensure(await api.put('/document', { id: created.id, contentType: 'text/markdown' }), 200);
-  ensure(await editor.api.put('/document', { id: created.id, content: 'five' }), 200);
+  ensure(await ctx.editor.api.put('/document', { id: created.id, content: 'five' }), 200);
   return getDocument(api, created.id);
 }
 
 describe('GET /document/{id}/revisions', () => {
   it('lists every version, the current one included, newest first, without content', async () => {
     const document = await documentWithHistory();
-    const res = await list(viewer.api, document.id);
+    const res = await list(ctx.viewer.api, document.id);
     expectJson(res, 200);
     expect(res.body.nextToken).toBeUndefined();
     const items = res.body.items as Record<string, unknown>[];
@@ -81,7 +69,7 @@ describe('GET /document/{id}/revisions', () => {
       size: 4,
       sha256: createHash('sha256').update('five').digest('hex'),
       updatedAt: document.updatedAt,
-      updatedBy: editor.sub,
+      updatedBy: ctx.editor.sub,
     });
     expect(items.map((r) => [r.name, r.contentType, r.size])).toEqual([
       [document.name, 'text/markdown', 4],
@@ -95,24 +83,24 @@ describe('GET /document/{id}/revisions', () => {
 
   it('pages newest first with nextToken, each revision once; a token of another list is 400', async () => {
     const document = await documentWithHistory();
-    const { pages, tokens } = await listAll<{ version: number }>(viewer.api, `/document/${document.id}/revisions`, 2);
+    const { pages, tokens } = await listAll<{ version: number }>(ctx.viewer.api, `/document/${document.id}/revisions`, 2);
     expect(pages.map((page) => page.map((r) => r.version))).toEqual([[5, 4], [3, 2], [1]]);
     const other = await documentWithHistory();
-    expectValidationError(await list(owner.api, other.id, { limit: 2, nextToken: tokens[0]! }), 'nextToken');
-    expectValidationError(await list(owner.api, document.id, { nextToken: `${tokens[0]!.slice(0, -2)}xx` }), 'nextToken');
+    expectValidationError(await list(ctx.owner.api, other.id, { limit: 2, nextToken: tokens[0]! }), 'nextToken');
+    expectValidationError(await list(ctx.owner.api, document.id, { nextToken: `${tokens[0]!.slice(0, -2)}xx` }), 'nextToken');
     // A folder list's token is not a revision list's.
-    const folderPage = ensure(await owner.api.get(`/folder/${repository.rootFolderId}/documents?limit=1`), 200).body;
+    const folderPage = ensure(await ctx.owner.api.get(`/folder/${ctx.repo.rootFolderId}/documents?limit=1`), 200).body;
     expect(folderPage.nextToken).toBeDefined();
-    expectValidationError(await list(owner.api, document.id, { nextToken: folderPage.nextToken }), 'nextToken');
-    expectValidationError(await owner.api.get(`/document/${document.id}/revisions?limit=0`), 'limit');
-    expectValidationError(await owner.api.get('/document/a%20b/revisions'), 'id');
+    expectValidationError(await list(ctx.owner.api, document.id, { nextToken: folderPage.nextToken }), 'nextToken');
+    expectValidationError(await ctx.owner.api.get(`/document/${document.id}/revisions?limit=0`), 'limit');
+    expectValidationError(await ctx.owner.api.get('/document/a%20b/revisions'), 'id');
   });
 
   it('is 404 for a document that does not exist or that the caller may not see', async () => {
-    const document = await newDocument(owner.api, repository.rootFolderId);
-    expectProblem(await list(stranger.api, document.id), 404);
-    expectProblem(await list(owner.api, 'no-such-document'), 404);
-    expectProblem(await list(owner.api, repository.rootFolderId), 404); // a folder's id names no document
+    const document = await newDocument(ctx.owner.api, ctx.repo.rootFolderId);
+    expectProblem(await list(ctx.stranger.api, document.id), 404);
+    expectProblem(await list(ctx.owner.api, 'no-such-document'), 404);
+    expectProblem(await list(ctx.owner.api, ctx.repo.rootFolderId), 404); // a folder's id names no document
   });
 });
 
@@ -121,34 +109,34 @@ describe('GET /document/{id}/revisions/{version}', () => {
     const document = await documentWithHistory();
     const contents = ['one', 'two', 'two', 'two', 'five'];
     for (const [i, content] of contents.entries()) {
-      const res = await read(viewer.api, document.id, i + 1);
+      const res = await read(ctx.viewer.api, document.id, i + 1);
       expectJson(res, 200);
       expect(res.body).toMatchObject({ version: i + 1, content, size: content.length });
       expect(res.headers.get('etag')).toBeNull(); // a revision is not the document
     }
-    expect((await read(owner.api, document.id, 3)).body).toMatchObject({ name: document.name, contentType: 'text/plain' });
+    expect((await read(ctx.owner.api, document.id, 3)).body).toMatchObject({ name: document.name, contentType: 'text/plain' });
     // Leading zeros are the same number.
-    expect((await owner.api.get(`/document/${document.id}/revisions/0002`)).body).toMatchObject({ version: 2, content: 'two' });
+    expect((await ctx.owner.api.get(`/document/${document.id}/revisions/0002`)).body).toMatchObject({ version: 2, content: 'two' });
   });
 
   it('is 400 for a version that is not a positive whole number, 404 for one the document never had', async () => {
-    const document = await newDocument(owner.api, repository.rootFolderId, { content: 'x' });
+    const document = await newDocument(ctx.owner.api, ctx.repo.rootFolderId, { content: 'x' });
     for (const version of ['0', '-1', '1.5', 'abc', '1e3', '%201'])
-      expectValidationError(await owner.api.get(`/document/${document.id}/revisions/${version}`), 'version');
-    expectProblem(await read(owner.api, document.id, 2), 404);
-    expectProblem(await owner.api.get(`/document/${document.id}/revisions/${'9'.repeat(40)}`), 404);
-    expectProblem(await read(stranger.api, document.id, 1), 404);
-    expectProblem(await read(owner.api, 'no-such-document', 1), 404);
+      expectValidationError(await ctx.owner.api.get(`/document/${document.id}/revisions/${version}`), 'version');
+    expectProblem(await read(ctx.owner.api, document.id, 2), 404);
+    expectProblem(await ctx.owner.api.get(`/document/${document.id}/revisions/${'9'.repeat(40)}`), 404);
+    expectProblem(await read(ctx.stranger.api, document.id, 1), 404);
+    expectProblem(await read(ctx.owner.api, 'no-such-document', 1), 404);
   });
 });
 
 describe('POST /document/{id}/revisions/{version}/restore', () => {
   it('makes a new version with the content and content type of the old one; name and folder stay', async () => {
     const document = await documentWithHistory();
-    const folder = await newFolder(owner.api, repository.rootFolderId);
-    const moved = await put(owner.api, { id: document.id, folderId: folder.id }); // version 6
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
+    const moved = await put(ctx.owner.api, { id: document.id, folderId: folder.id }); // version 6
     expect(moved.version).toBe(6);
-    const res = await restore(editor.api, document.id, 1, '"6"');
+    const res = await restore(ctx.editor.api, document.id, 1, '"6"');
     expectJson(res, 200);
     expect(res.headers.get('etag')).toBe('"7"');
     expect(res.body).toMatchObject({
@@ -159,66 +147,66 @@ describe('POST /document/{id}/revisions/{version}/restore', () => {
       size: 3,
       name: document.name,
       folderId: folder.id,
-      updatedBy: editor.sub,
+      updatedBy: ctx.editor.sub,
     });
-    expect(await getDocument(owner.api, document.id)).toEqual(res.body);
+    expect(await getDocument(ctx.owner.api, document.id)).toEqual(res.body);
     // The restore is a revision like any version; the old one is still there.
-    expect((await read(owner.api, document.id, 7)).body).toMatchObject({ version: 7, content: 'one', contentType: 'text/plain' });
-    expect((await read(owner.api, document.id, 1)).body).toMatchObject({ version: 1, content: 'one' });
-    expect((await list(owner.api, document.id)).body.items.map((r: { version: number }) => r.version)).toEqual([7, 6, 5, 4, 3, 2, 1]);
+    expect((await read(ctx.owner.api, document.id, 7)).body).toMatchObject({ version: 7, content: 'one', contentType: 'text/plain' });
+    expect((await read(ctx.owner.api, document.id, 1)).body).toMatchObject({ version: 1, content: 'one' });
+    expect((await list(ctx.owner.api, document.id)).body.items.map((r: { version: number }) => r.version)).toEqual([7, 6, 5, 4, 3, 2, 1]);
   });
 
   it('restores the current version too (a new version, same content), and without If-Match', async () => {
-    const document = await newDocument(owner.api, repository.rootFolderId, { content: 'same' });
-    const res = await restore(owner.api, document.id, 1);
+    const document = await newDocument(ctx.owner.api, ctx.repo.rootFolderId, { content: 'same' });
+    const res = await restore(ctx.owner.api, document.id, 1);
     expectJson(res, 200);
     expect(res.body).toMatchObject({ version: 2, content: 'same' });
-    expect((await read(owner.api, document.id, 2)).body).toMatchObject({ content: 'same' });
+    expect((await read(ctx.owner.api, document.id, 2)).body).toMatchObject({ content: 'same' });
   });
 
   it('is 412 when If-Match does not match, and changes nothing', async () => {
     const document = await documentWithHistory();
-    expectProblem(await restore(owner.api, document.id, 1, '"4"'), 412);
-    expectProblem(await restore(owner.api, document.id, 1, 'W/"5"'), 412);
-    expect(await getDocument(owner.api, document.id)).toMatchObject({ version: 5, content: 'five' });
+    expectProblem(await restore(ctx.owner.api, document.id, 1, '"4"'), 412);
+    expectProblem(await restore(ctx.owner.api, document.id, 1, 'W/"5"'), 412);
+    expect(await getDocument(ctx.owner.api, document.id)).toMatchObject({ version: 5, content: 'five' });
     expectValidationError(
-      await owner.api.request('POST', `/document/${document.id}/revisions/1/restore`, { headers: { 'If-Match': '5' } }),
+      await ctx.owner.api.request('POST', `/document/${document.id}/revisions/1/restore`, { headers: { 'If-Match': '5' } }),
       'If-Match',
     );
   });
 
   it('is 403 for a viewer, before If-Match, and changes nothing', async () => {
     const document = await documentWithHistory();
-    expectProblem(await restore(viewer.api, document.id, 1), 403);
-    expectProblem(await restore(viewer.api, document.id, 1, '"1"'), 403);
-    expect(await getDocument(owner.api, document.id)).toMatchObject({ version: 5 });
+    expectProblem(await restore(ctx.viewer.api, document.id, 1), 403);
+    expectProblem(await restore(ctx.viewer.api, document.id, 1, '"1"'), 403);
+    expect(await getDocument(ctx.owner.api, document.id)).toMatchObject({ version: 5 });
   });
 
   it('is 404 for a document or revision that is not there, or not visible, whatever If-Match says', async () => {
-    const document = await newDocument(owner.api, repository.rootFolderId);
-    expectProblem(await restore(owner.api, document.id, 2), 404);
-    expectProblem(await restore(viewer.api, document.id, 2), 404);
-    expectProblem(await restore(stranger.api, document.id, 1, '"9"'), 404);
-    expectProblem(await restore(owner.api, 'no-such-document', 1), 404);
-    expectValidationError(await owner.api.post(`/document/${document.id}/revisions/0/restore`, undefined), 'version');
-    expect(await getDocument(owner.api, document.id)).toMatchObject({ version: 1 });
+    const document = await newDocument(ctx.owner.api, ctx.repo.rootFolderId);
+    expectProblem(await restore(ctx.owner.api, document.id, 2), 404);
+    expectProblem(await restore(ctx.viewer.api, document.id, 2), 404);
+    expectProblem(await restore(ctx.stranger.api, document.id, 1, '"9"'), 404);
+    expectProblem(await restore(ctx.owner.api, 'no-such-document', 1), 404);
+    expectValidationError(await ctx.owner.api.post(`/document/${document.id}/revisions/0/restore`, undefined), 'version');
+    expect(await getDocument(ctx.owner.api, document.id)).toMatchObject({ version: 1 });
   });
 });
 
 describe('a document in the trash', () => {
   it('keeps its revisions, and shows none while it is there (404)', async () => {
     const document = await documentWithHistory();
-    ensure(await owner.api.delete(`/document/${document.id}`), 204);
-    expectProblem(await list(owner.api, document.id), 404);
-    expectProblem(await read(owner.api, document.id, 1), 404);
-    expectProblem(await restore(owner.api, document.id, 1), 404);
+    ensure(await ctx.owner.api.delete(`/document/${document.id}`), 204);
+    expectProblem(await list(ctx.owner.api, document.id), 404);
+    expectProblem(await read(ctx.owner.api, document.id, 1), 404);
+    expectProblem(await restore(ctx.owner.api, document.id, 1), 404);
     for (const version of [1, 2, 5]) expect(await rawItem(revisionKey(document.id, version))).toMatchObject({ version });
     expect(await rawItem(contentKey(document.id, 2))).toMatchObject({ content: 'two' });
     // Restoring it from the trash brings them back (once the trash has that endpoint).
     if (routes.some((route) => route.path === '/{id}/trash/{itemId}/restore')) {
-      ensure(await owner.api.post(`/${repository.id}/trash/${document.id}/restore`, {}), 200);
-      expect((await list(owner.api, document.id)).body.items).toHaveLength(5);
-      expect((await read(owner.api, document.id, 2)).body).toMatchObject({ content: 'two' });
+      ensure(await ctx.owner.api.post(`/${ctx.repo.id}/trash/${document.id}/restore`, {}), 200);
+      expect((await list(ctx.owner.api, document.id)).body.items).toHaveLength(5);
+      expect((await read(ctx.owner.api, document.id, 2)).body).toMatchObject({ content: 'two' });
     }
   });
 });

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useServiceWithOwner } from '#test/support/fixture';
 import {
   API_ID,
   byName,
@@ -12,41 +13,32 @@ import {
   newDocument,
   newFolder,
   newRepository,
-  type Repository,
-  type User,
   uniqueName,
 } from '#test/support/http';
-import { startWithOwner, type TestService } from '#test/support/service';
 
-let svc: TestService;
-let user: User;
-let repo: Repository;
-beforeAll(async () => {
-  ({ svc, user, repo } = await startWithOwner());
-}, 60_000);
-afterAll(() => svc.stop());
+const ctx = useServiceWithOwner();
 
 /** A fresh, empty folder under the root, so each test starts from nothing. */
-const freshFolder = () => newFolder(user.api, repo.rootFolderId);
+const freshFolder = () => newFolder(ctx.user.api, ctx.repo.rootFolderId);
 
 describe('POST /folder', () => {
   it('creates a folder: 201, Location, every field', async () => {
     const name = uniqueName('Folder');
-    const res = await user.api.post('/folder', { parentId: repo.rootFolderId, name });
+    const res = await ctx.user.api.post('/folder', { parentId: ctx.repo.rootFolderId, name });
 
     expectJson(res, 201);
     const folder = res.body as Folder;
     expect(folder).toEqual({
       // Folder ids are longer than SERVICE_ID: they carry their repository (functions/core/ids.ts).
       id: expect.stringMatching(API_ID),
-      repositoryId: repo.id,
-      parentId: repo.rootFolderId,
+      repositoryId: ctx.repo.id,
+      parentId: ctx.repo.rootFolderId,
       name,
       version: 1,
       createdAt: expect.any(String),
-      createdBy: user.sub,
+      createdBy: ctx.user.sub,
       updatedAt: expect.any(String),
-      updatedBy: user.sub,
+      updatedBy: ctx.user.sub,
     });
     expect(locationPath(res)).toBe(`/folder/${folder.id}`);
     expectRecentTime(folder.createdAt);
@@ -55,15 +47,15 @@ describe('POST /folder', () => {
 
   it('creates nested folders', async () => {
     const parent = await freshFolder();
-    const child = await newFolder(user.api, parent.id, 'child');
-    const grandchild = await newFolder(user.api, child.id, 'grandchild');
-    expect(child).toMatchObject({ parentId: parent.id, repositoryId: repo.id });
-    expect(grandchild).toMatchObject({ parentId: child.id, repositoryId: repo.id });
+    const child = await newFolder(ctx.user.api, parent.id, 'child');
+    const grandchild = await newFolder(ctx.user.api, child.id, 'grandchild');
+    expect(child).toMatchObject({ parentId: parent.id, repositoryId: ctx.repo.id });
+    expect(grandchild).toMatchObject({ parentId: child.id, repositoryId: ctx.repo.id });
   });
 
   it('stores the name trimmed and in NFC', async () => {
     const parent = await freshFolder();
-    const res = await user.api.post('/folder', { parentId: parent.id, name: '\tcafe\u0301 ' });
+    const res = await ctx.user.api.post('/folder', { parentId: parent.id, name: '\tcafe\u0301 ' });
     expectJson(res, 201);
     expect(res.body.name).toBe('caf\u00e9');
   });
@@ -72,7 +64,7 @@ describe('POST /folder', () => {
 describe('GET /folder/{id}', () => {
   it('returns the folder as created', async () => {
     const folder = await freshFolder();
-    const res = await user.api.get(`/folder/${folder.id}`);
+    const res = await ctx.user.api.get(`/folder/${folder.id}`);
     expectJson(res, 200);
     expect(res.body).toEqual(folder);
   });
@@ -81,12 +73,12 @@ describe('GET /folder/{id}', () => {
 describe('GET /folder/{id}/folders', () => {
   it('lists direct sub folders only', async () => {
     const parent = await freshFolder();
-    const a = await newFolder(user.api, parent.id, 'a');
-    const b = await newFolder(user.api, parent.id, 'b');
-    await newFolder(user.api, a.id, 'nested');
-    await newDocument(user.api, parent.id, { name: 'a document' });
+    const a = await newFolder(ctx.user.api, parent.id, 'a');
+    const b = await newFolder(ctx.user.api, parent.id, 'b');
+    await newFolder(ctx.user.api, a.id, 'nested');
+    await newDocument(ctx.user.api, parent.id, { name: 'a document' });
 
-    const res = await user.api.get(`/folder/${parent.id}/folders`);
+    const res = await ctx.user.api.get(`/folder/${parent.id}/folders`);
     expectJson(res, 200);
     expect(res.body.nextToken).toBeUndefined();
     expect(res.body.items.map((f: Folder) => f.id)).toEqual([a.id, b.id]);
@@ -96,16 +88,16 @@ describe('GET /folder/{id}/folders', () => {
 
   it('orders by name, case-insensitively', async () => {
     const parent = await freshFolder();
-    for (const name of ['delta', 'Alpha', 'charlie', 'Bravo', 'alpine']) await newFolder(user.api, parent.id, name);
-    expect(await namesIn(user.api, parent.id, 'folders')).toEqual(['Alpha', 'alpine', 'Bravo', 'charlie', 'delta']);
+    for (const name of ['delta', 'Alpha', 'charlie', 'Bravo', 'alpine']) await newFolder(ctx.user.api, parent.id, name);
+    expect(await namesIn(ctx.user.api, parent.id, 'folders')).toEqual(['Alpha', 'alpine', 'Bravo', 'charlie', 'delta']);
   });
 
   it('pages with limit and nextToken: no duplicates, no gaps, no token on the last page', async () => {
     const parent = await freshFolder();
     const created: Folder[] = [];
-    for (let i = 0; i < 7; i++) created.push(await newFolder(user.api, parent.id, `${i % 2 ? 'F' : 'f'}older ${i}`));
+    for (let i = 0; i < 7; i++) created.push(await newFolder(ctx.user.api, parent.id, `${i % 2 ? 'F' : 'f'}older ${i}`));
 
-    const { items, pages } = await listAll<Folder>(user.api, `/folder/${parent.id}/folders`, 3);
+    const { items, pages } = await listAll<Folder>(ctx.user.api, `/folder/${parent.id}/folders`, 3);
     expect(pages.map((p) => p.length)).toEqual([3, 3, 1]);
     expect(items).toEqual(byName(created));
   });
@@ -114,58 +106,58 @@ describe('GET /folder/{id}/folders', () => {
 describe('names within a folder', () => {
   it('rejects a folder whose name another folder has, in any case: 409', async () => {
     const parent = await freshFolder();
-    await newFolder(user.api, parent.id, 'Reports');
+    await newFolder(ctx.user.api, parent.id, 'Reports');
     for (const name of ['Reports', 'reports', 'REPORTS', ' reports ']) {
-      expectProblem(await user.api.post('/folder', { parentId: parent.id, name }), 409);
+      expectProblem(await ctx.user.api.post('/folder', { parentId: parent.id, name }), 409);
     }
-    expect(await namesIn(user.api, parent.id, 'folders')).toEqual(['Reports']);
+    expect(await namesIn(ctx.user.api, parent.id, 'folders')).toEqual(['Reports']);
   });
 
   it('rejects a folder whose name a document has, in any case: 409', async () => {
     const parent = await freshFolder();
-    await newDocument(user.api, parent.id, { name: 'Budget' });
-    expectProblem(await user.api.post('/folder', { parentId: parent.id, name: 'budget' }), 409);
-    expect(await namesIn(user.api, parent.id, 'folders')).toEqual([]);
+    await newDocument(ctx.user.api, parent.id, { name: 'Budget' });
+    expectProblem(await ctx.user.api.post('/folder', { parentId: parent.id, name: 'budget' }), 409);
+    expect(await namesIn(ctx.user.api, parent.id, 'folders')).toEqual([]);
   });
 
   it('rejects a document whose name a folder has, in any case: 409', async () => {
     const parent = await freshFolder();
-    await newFolder(user.api, parent.id, 'Plans');
-    expectProblem(await user.api.post('/document', { folderId: parent.id, name: 'PLANS' }), 409);
-    expect(await namesIn(user.api, parent.id, 'documents')).toEqual([]);
+    await newFolder(ctx.user.api, parent.id, 'Plans');
+    expectProblem(await ctx.user.api.post('/document', { folderId: parent.id, name: 'PLANS' }), 409);
+    expect(await namesIn(ctx.user.api, parent.id, 'documents')).toEqual([]);
   });
 
   it('compares names in NFC: composed and decomposed accents clash', async () => {
     const parent = await freshFolder();
-    await newFolder(user.api, parent.id, 'caf\u00e9'); // é as one code point
-    expectProblem(await user.api.post('/folder', { parentId: parent.id, name: 'cafe\u0301' }), 409); // e + combining acute
-    expectProblem(await user.api.post('/folder', { parentId: parent.id, name: 'CAFE\u0301' }), 409);
-    expectProblem(await user.api.post('/document', { folderId: parent.id, name: 'CAF\u00c9' }), 409);
-    expect(await namesIn(user.api, parent.id, 'folders')).toEqual(['caf\u00e9']);
+    await newFolder(ctx.user.api, parent.id, 'caf\u00e9'); // é as one code point
+    expectProblem(await ctx.user.api.post('/folder', { parentId: parent.id, name: 'cafe\u0301' }), 409); // e + combining acute
+    expectProblem(await ctx.user.api.post('/folder', { parentId: parent.id, name: 'CAFE\u0301' }), 409);
+    expectProblem(await ctx.user.api.post('/document', { folderId: parent.id, name: 'CAF\u00c9' }), 409);
+    expect(await namesIn(ctx.user.api, parent.id, 'folders')).toEqual(['caf\u00e9']);
   });
 
   it('does not confuse names that only look alike without normalisation', async () => {
     const parent = await freshFolder();
-    await newFolder(user.api, parent.id, 'cafe');
-    await newFolder(user.api, parent.id, 'caf\u00e9');
-    expect(await namesIn(user.api, parent.id, 'folders')).toHaveLength(2);
+    await newFolder(ctx.user.api, parent.id, 'cafe');
+    await newFolder(ctx.user.api, parent.id, 'caf\u00e9');
+    expect(await namesIn(ctx.user.api, parent.id, 'folders')).toHaveLength(2);
   });
 
   it('allows the same name in different folders and repositories', async () => {
     const one = await freshFolder();
     const two = await freshFolder();
-    const other = await newRepository(user.api);
-    await newFolder(user.api, one.id, 'Shared');
-    await newFolder(user.api, two.id, 'Shared');
-    await newFolder(user.api, other.rootFolderId, 'Shared');
-    const nested = await newFolder(user.api, one.id, 'inner');
-    await newFolder(user.api, nested.id, 'Shared');
-    expect(await namesIn(user.api, two.id, 'folders')).toEqual(['Shared']);
+    const other = await newRepository(ctx.user.api);
+    await newFolder(ctx.user.api, one.id, 'Shared');
+    await newFolder(ctx.user.api, two.id, 'Shared');
+    await newFolder(ctx.user.api, other.rootFolderId, 'Shared');
+    const nested = await newFolder(ctx.user.api, one.id, 'inner');
+    await newFolder(ctx.user.api, nested.id, 'Shared');
+    expect(await namesIn(ctx.user.api, two.id, 'folders')).toEqual(['Shared']);
   });
 
   it('allows a folder named like its parent or its repository', async () => {
-    const parent = await newFolder(user.api, repo.rootFolderId, uniqueName('Parent'));
-    await newFolder(user.api, parent.id, parent.name);
-    await newFolder(user.api, repo.rootFolderId, repo.name);
+    const parent = await newFolder(ctx.user.api, ctx.repo.rootFolderId, uniqueName('Parent'));
+    await newFolder(ctx.user.api, parent.id, parent.name);
+    await newFolder(ctx.user.api, ctx.repo.rootFolderId, ctx.repo.name);
   });
 });

@@ -5,11 +5,11 @@
  * the file prefix, with the bucket's name (one is planted in this file's own process, with actions
  * of its own); a route that declares none gets neither. Synthesizing runs cdk-nag: an unacknowledged finding throws.
  */
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { type Route, routes, s3ActionsOf } from '#functions/routes';
 import { bucketDefinition } from '#lib/bucket';
-import { buildApp, projectContext } from '#lib/stack/app';
+import { testTemplate } from '#test/support/stack';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 
@@ -23,27 +23,9 @@ const planted: Route = {
 };
 (routes as Route[]).push(planted);
 
-const environment = {
-  stackName: 'DocumentsService',
-  corsOrigins: [],
-  throttleRate: 100,
-  throttleBurst: 200,
-  logRetentionDays: 30,
-  destroyable: false,
-};
-function synth(settings: Record<string, unknown> = {}): Template {
-  const context = {
-    ...projectContext(),
-    'aws:cdk:bundling-stacks': [],
-    env: 'test',
-    environments: { test: { ...environment, ...settings } },
-  };
-  return Template.fromStack(buildApp({ context }).stack);
-}
-
-const template = synth();
+const template = testTemplate();
 /** The other settings these tests look at, in one template: each synth costs seconds. */
-const configured = synth({ corsOrigins: ['https://app.example.com'], destroyable: true });
+const configured = testTemplate({ corsOrigins: ['https://app.example.com'], destroyable: true });
 const buckets = () => template.findResources('AWS::S3::Bucket') as Record<string, Resource>;
 const idOf = (type: string, prefix: string): string => {
   const ids = Object.keys(template.findResources(type)).filter((id) => id.startsWith(prefix));

@@ -13,24 +13,14 @@ import { describe, expect, it } from 'vitest';
 import { SERVICE_NAME, serviceMetrics } from '#core/metrics';
 import { fallbackRoute, routes } from '#functions/routes';
 import { projectRoot } from '#lib/bundling';
-import { buildApp, projectContext } from '#lib/stack/app';
+import { buildApp } from '#lib/stack/app';
 import { FILES_METRICS_FILTER, type FileBucket } from '#lib/stack/file-bucket';
 import { alarmThresholds, watchedTableOperations } from '#lib/stack/monitoring';
+import { testContext, testEnvironment } from '#test/support/stack';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
-const environment = {
-  stackName: 'DocumentsService',
-  corsOrigins: [],
-  throttleRate: 100,
-  throttleBurst: 200,
-  logRetentionDays: 30,
-  destroyable: false,
-};
-const appFor = (settings: Record<string, unknown>) =>
-  buildApp({
-    context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], env: 'test', environments: { test: { ...environment, ...settings } } },
-  });
+const appFor = (settings: Record<string, unknown>) => buildApp({ context: testContext(settings) });
 
 const NAMESPACE = 'Documents/Test';
 const traced = Template.fromStack(appFor({ metricsNamespace: NAMESPACE, tracing: true, alarmEmail: 'oncall@example.com' }).stack);
@@ -253,7 +243,7 @@ describe('every function', () => {
   it('keeps its logs for the configured days, as the API’s access logs', () => {
     const groups = Object.values(resourcesOf(untraced, 'AWS::Logs::LogGroup'));
     expect(groups.length).toBe(functions(untraced).length + 1);
-    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(environment.logRetentionDays);
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(testEnvironment.logRetentionDays);
   });
 });
 

@@ -6,18 +6,17 @@
  * one function, and sam/env.json gives every variable that differs locally. Bundling is skipped
  * (test/infra/synth.test.ts checks the bundles in those folders). Two synths of ~10-17 s: the slow tier.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fallbackRoute, finaliserFunction, routes, sweeperFunction, workerFunction } from '#functions/routes';
 import { projectRoot } from '#lib/bundling';
 import { type EnvVars, readTemplate, SAM_LOCAL_VARIABLES, type SamTemplate, samEnvironment } from '#lib/local/sam/template';
 import { buildApp, projectContext } from '#lib/stack/app';
+import { useTempDir } from '#test/support/temp-dir';
 
-const scratch = mkdtempSync(join(tmpdir(), 'sam-template-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = useTempDir('sam-template-');
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, unknown> };
 

@@ -13,26 +13,13 @@ import { streamFilters } from '#functions/worker/filters';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
 import { buildApp, projectContext } from '#lib/stack/app';
 import { tableDefinition } from '#lib/table';
+import { testContext, testEnvironment } from '#test/support/stack';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, unknown>; DeletionPolicy?: string };
 
-/** The environment the tests deploy (`-c env=test`); a test changes the settings it examines. */
-const testEnvironment = {
-  stackName: 'DocumentsService',
-  corsOrigins: [],
-  throttleRate: 100,
-  throttleBurst: 200,
-  logRetentionDays: 30,
-  destroyable: false,
-};
-const contextFor = (settings: Record<string, unknown> = {}, context: Record<string, unknown> = {}) => ({
-  ...projectContext(),
-  'aws:cdk:bundling-stacks': [],
-  'aws:cdk:enable-asset-metadata': true,
-  env: 'test',
-  environments: { test: { ...testEnvironment, ...settings } },
-  ...context,
-});
+/** The test environment's context, with the asset metadata SAM reads. */
+const contextFor = (settings: Record<string, unknown> = {}, context: Record<string, unknown> = {}) =>
+  testContext(settings, { 'aws:cdk:enable-asset-metadata': true, ...context });
 
 /** The template for the test environment with `settings` changed (and other context, if given). */
 function synth(settings: Record<string, unknown> = {}, context: Record<string, unknown> = {}): Template {

@@ -9,12 +9,12 @@
  * DURABILITY_ROUNDS=<n> runs more rounds (default 4).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadLocalIssuer } from '#lib/local/jwt';
-import { killEverythingOn, killHard, type Running, startService, waitUntilGone } from '#test/support/child-service';
+import { killHard, type Running, removeService, startService, waitUntilGone } from '#test/support/child-service';
 
 const ROUNDS = Number(process.env.DURABILITY_ROUNDS) || 4;
 const SEEDS = 20;
@@ -73,13 +73,7 @@ describe('durability of answered writes across SIGKILL of the local service and 
     token = await (await loadLocalIssuer(dataDir)).issueToken('durability-owner');
   }, 60_000);
 
-  afterAll(async () => {
-    if (running) killHard(running);
-    // Whatever is left of any start (java, its watchdog), by the database path.
-    killEverythingOn(dataDir);
-    if (running) await waitUntilGone(running, dataDir).catch(() => {});
-    await rm(dataDir, { recursive: true, force: true });
-  }, 30_000);
+  afterAll(() => removeService(running, dataDir), 30_000);
 
   for (let round = 1; round <= ROUNDS; round++) {
     it(`round ${round}: every write answered 2xx before the kill is there after the restart`, async () => {

@@ -1,15 +1,14 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DynamoDbLocalError, ensureTable, localClient, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { tableDefinition } from '#lib/table';
 import { createTestTable } from '#test/support/dynamodb';
+import { useTempDir } from '#test/support/temp-dir';
 
 const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -36,11 +35,7 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promis
 }
 
 describe('DynamoDB Local', () => {
-  let dataDir: string;
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'ddb-local-test-'));
-  });
-  afterAll(() => rm(dataDir, { recursive: true, force: true }));
+  const dataDir = useTempDir('ddb-local-test-');
 
   it('keeps data in dataDir across a restart', async () => {
     const key = { PK: { S: 'persist' }, SK: { S: 'me' } };

@@ -1,22 +1,12 @@
-/**
- * A table written by an older version of the service is refused at start, with what to do,
- * instead of being read wrongly; a new table is marked with this layout; a marked one starts.
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { localClient } from '#lib/local/dynamodb-local';
 import { checkLayoutVersion, LAYOUT_VERSION } from '#lib/local/layout-version';
 import { StartupError, startLocalService } from '#lib/local/service';
 import { createTestTable } from '#test/support/dynamodb';
+import { useTempDir } from '#test/support/temp-dir';
 
-let dataDir: string;
-beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'layout-'));
-});
-afterAll(() => rm(dataDir, { recursive: true, force: true }));
+const dataDir = useTempDir('layout-');
 
 describe('the local database layout', () => {
   it('marks a new table, and starts on a marked one', async () => {

@@ -1,17 +1,7 @@
-/**
- * The embedded-metric (EMF) lines the functions emit, through the local runtime with its switch
- * on (`printMetrics`, PRINT_METRICS=true for `npm start`): names, units, dimensions and the
- * correlation metadata of a route's line, and the worker's business events and feed lag. This
- * is the contract the stack's alarms and dashboard read (lib/stack/monitoring.ts).
- */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SERVICE_NAME, serviceMetrics } from '#core/metrics';
-import { type LocalService, startLocalService } from '#lib/local/service';
-import { createTestTable, dropTestTable } from '#test/support/dynamodb';
-import { Api, newUser, randomId, type User } from '#test/support/http';
+import { useService } from '#test/support/fixture';
+import { Api, newUser, randomId } from '#test/support/http';
 
 interface Emf {
   _aws: {
@@ -26,34 +16,15 @@ const emitted = (): Emf[] => lines.filter((line) => line.startsWith('metrics '))
 const routeLines = (route: string) => emitted().filter((emf) => emf.route === route);
 const definitions = (emf: Emf) => Object.fromEntries(emf._aws.CloudWatchMetrics[0]!.Metrics.map((m) => [m.Name, m.Unit]));
 
-let svc: LocalService;
-let table: { endpoint: string; tableName: string };
-let dataDir: string;
-let user: User;
-
-beforeAll(async () => {
-  table = await createTestTable();
-  dataDir = await mkdtemp(join(tmpdir(), 'documents-metrics-'));
-  svc = await startLocalService({
-    port: 0,
-    dataDir,
-    tableName: table.tableName,
-    dynamodbEndpoint: table.endpoint,
-    log: (line) => lines.push(line),
-    printMetrics: true,
-  });
-  user = await newUser(svc);
-});
-
-afterAll(async () => {
-  await svc?.stop();
-  await dropTestTable(table.endpoint, table.tableName).catch(() => {});
-  await rm(dataDir, { recursive: true, force: true });
+const ctx = useService({
+  log: (line) => lines.push(line),
+  printMetrics: true,
+  seed: async (svc) => ({ user: await newUser(svc) }),
 });
 
 describe('a route’s line', () => {
   it('has its answer’s class, the handler’s duration and the first request’s cold start, by service and route, with the correlation as metadata', async () => {
-    const res = await user.api.request('POST', '/', { json: { name: 'Metrics' } });
+    const res = await ctx.user.api.request('POST', '/', { json: { name: 'Metrics' } });
     expect(res.status).toBe(201);
     const [line, ...more] = routeLines('POST /');
     expect(more).toEqual([]);
@@ -72,7 +43,7 @@ describe('a route’s line', () => {
       route: 'POST /',
       [serviceMetrics.answered2xx.name]: 1,
       correlation_id: res.headers.get('apigw-requestid'),
-      caller: user.sub,
+      caller: ctx.user.sub,
     });
     expect(line![serviceMetrics.handlerDuration.name]).toBeGreaterThan(0);
     // The first invocation of this process: locally every handler shares one module instance.
@@ -83,14 +54,14 @@ describe('a route’s line', () => {
 
   it('counts a 4xx as 4xx, with no cold start after the first request', async () => {
     const before = routeLines('GET /{id}').length;
-    expect((await user.api.request('GET', `/${randomId()}`)).status).toBe(404);
+    expect((await ctx.user.api.request('GET', `/${randomId()}`)).status).toBe(404);
     const line = routeLines('GET /{id}')[before]!;
     expect(definitions(line)).toEqual({ Answers4xx: 'Count', HandlerDuration: 'Milliseconds' });
-    expect(line).toMatchObject({ route: 'GET /{id}', Answers4xx: 1, caller: user.sub });
+    expect(line).toMatchObject({ route: 'GET /{id}', Answers4xx: 1, caller: ctx.user.sub });
   });
 
   it('is not written for a request the authorizer refuses: the function never runs (API Gateway’s own 4xx counts it)', async () => {
-    const anonymous = new Api(svc.url);
+    const anonymous = new Api(ctx.svc.url);
     expect((await anonymous.request('GET', '/')).status).toBe(401);
     expect(routeLines('GET /').filter((emf) => emf.caller === undefined)).toEqual([]);
   });
@@ -99,24 +70,27 @@ describe('a route’s line', () => {
 describe('the business events', () => {
   it('a repository’s creation: counted by its route, on a line of its own by service only', async () => {
     const before = emitted().filter((emf) => serviceMetrics.repositoriesCreated.name in emf).length;
-    const res = await user.api.request('POST', '/', { json: { name: 'Counted' } });
+    const res = await ctx.user.api.request('POST', '/', { json: { name: 'Counted' } });
     const [line, ...more] = emitted()
       .filter((emf) => serviceMetrics.repositoriesCreated.name in emf)
       .slice(before);
     expect(more).toEqual([]);
     expect(line!._aws.CloudWatchMetrics[0]!.Dimensions).toEqual([['service']]);
-    expect(line).toMatchObject({ RepositoriesCreated: 1, correlation_id: res.headers.get('apigw-requestid'), caller: user.sub });
+    expect(line).toMatchObject({ RepositoriesCreated: 1, correlation_id: res.headers.get('apigw-requestid'), caller: ctx.user.sub });
     expect(line!.route).toBeUndefined();
   });
 
   it('folders and documents created, items trashed, and the feed’s lag: counted by the worker from the numbered changes', async () => {
-    const repo = (await user.api.request('POST', '/', { json: { name: 'Events' } })).body as { rootFolderId: string };
-    const folder = (await user.api.request('POST', '/folder', { json: { parentId: repo.rootFolderId, name: 'f' } })).body as { id: string };
-    const document = (await user.api.request('POST', '/document', { json: { folderId: folder.id, name: 'd.txt', content: 'x' } })).body as {
+    const repo = (await ctx.user.api.request('POST', '/', { json: { name: 'Events' } })).body as { rootFolderId: string };
+    const folder = (await ctx.user.api.request('POST', '/folder', { json: { parentId: repo.rootFolderId, name: 'f' } })).body as {
       id: string;
     };
-    expect((await user.api.request('DELETE', `/document/${document.id}`)).status).toBe(204);
-    await svc.worker.settled(20_000);
+    const document = (await ctx.user.api.request('POST', '/document', { json: { folderId: folder.id, name: 'd.txt', content: 'x' } }))
+      .body as {
+      id: string;
+    };
+    expect((await ctx.user.api.request('DELETE', `/document/${document.id}`)).status).toBe(204);
+    await ctx.svc.worker.settled(20_000);
     const worker = emitted().filter((emf) => emf.route === undefined && serviceMetrics.feedLag.name in emf);
     expect(worker.length).toBeGreaterThan(0);
     const total = (name: string) =>

@@ -5,18 +5,14 @@
  * in a fresh one) and put back after.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { deleteItems } from '#core/db/client';
 import { type DynamoDbAction, dynamodbActionsOf, IDEMPOTENCY_ACTIONS, type Route, routes, workerFunction } from '#functions/routes';
 import { actionsNeeded, runAsFunction } from '#lib/local/permissions';
+import { useService } from '#test/support/fixture';
 import { ensure, expectProblem, type Folder, newFolder, newRepository, newUser, problemType } from '#test/support/http';
-import { startTestService } from '#test/support/service';
 
-let svc: Awaited<ReturnType<typeof startTestService>>;
-beforeAll(async () => {
-  svc = await startTestService();
-}, 60_000);
-afterAll(() => svc.stop());
+const ctx = useService();
 
 const declared = new Map(routes.map((route) => [route, route.dynamodb]));
 afterEach(() => {
@@ -58,7 +54,7 @@ describe('what a request needs from IAM', () => {
 
 describe('a route missing an action its code uses', () => {
   it('GET / without BatchGetItem fails as on AWS (the review’s defect), and answers once it is declared', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     await newRepository(api);
     plantMissing('ListRepositories', 'dynamodb:BatchGetItem');
     const denied = await api.get('/');
@@ -69,7 +65,7 @@ describe('a route missing an action its code uses', () => {
   });
 
   it('a write without ConditionCheckItem fails and changes nothing', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const repository = await newRepository(api);
     plantMissing('CreateFolder', 'dynamodb:ConditionCheckItem');
     expect((await api.post('/folder', { parentId: repository.rootFolderId, name: 'never' })).status).toBe(500);
@@ -95,7 +91,7 @@ describe('the Idempotency-Key layer’s own failures', () => {
   afterEach(() => void (IDEMPOTENCY_ACTIONS as DynamoDbAction[]).splice(0, Infinity, ...kept));
 
   it('a key that cannot be claimed is a 503 with Retry-After, and nothing runs', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const repository = await newRepository(api);
     withoutIdempotency('dynamodb:PutItem');
     plantMissing('CreateFolder', 'dynamodb:PutItem');
@@ -106,7 +102,7 @@ describe('the Idempotency-Key layer’s own failures', () => {
   });
 
   it('an answer that cannot be stored still goes out, and a repeat does not run the write again', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const repository = await newRepository(api);
     const folder = await newFolder(api, repository.rootFolderId);
     withoutIdempotency('dynamodb:UpdateItem');
@@ -118,7 +114,7 @@ describe('the Idempotency-Key layer’s own failures', () => {
   });
 
   it('a key that cannot be released after a failure leaves the request’s own problem, never a crashed function', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const repository = await newRepository(api);
     const folder = await newFolder(api, repository.rootFolderId);
     withoutIdempotency('dynamodb:DeleteItem');

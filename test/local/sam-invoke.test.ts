@@ -6,8 +6,7 @@
  * token itself; the command's mistakes are one line each.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +18,9 @@ import { invokeFunction, localDefaults } from '#lib/local/sam/invoke';
 import { findFunction, readTemplate, type SamTemplate } from '#lib/local/sam/template';
 import { startLocalService } from '#lib/local/service';
 import { createTestTable } from '#test/support/dynamodb';
+import { useTempDir } from '#test/support/temp-dir';
 
-const dir = mkdtempSync(join(tmpdir(), 'sam-invoke-'));
+const dir = useTempDir('sam-invoke-');
 let template: SamTemplate;
 let templateFile: string;
 let issuer: LocalIssuer;
@@ -96,10 +96,7 @@ beforeAll(async () => {
     JWT_JWKS: JSON.stringify(issuer.jwks),
   };
 }, 60_000);
-afterAll(async () => {
-  await s3?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => s3?.stop());
 
 async function invoke(name: string, event: unknown, envVars = {}, credentials?: { accessKeyId: string; secretAccessKey: string }) {
   let logs = '';

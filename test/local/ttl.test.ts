@@ -3,8 +3,6 @@
  * deleted, others left, and the deletions it made are remembered across a restart until the
  * feeder has passed them — except one whose item is still there (its delete never happened).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -12,8 +10,9 @@ import { localClient } from '#lib/local/dynamodb-local';
 import { checkLayoutVersion } from '#lib/local/layout-version';
 import { startLocalTtl, TtlDeletions } from '#lib/local/ttl';
 import { createTestTable } from '#test/support/dynamodb';
+import { useTempDir } from '#test/support/temp-dir';
 
-const dir = mkdtempSync(join(tmpdir(), 'local-ttl-'));
+const dir = useTempDir('local-ttl-');
 let client: ReturnType<typeof localClient>;
 let tableName: string;
 beforeAll(async () => {
@@ -23,10 +22,7 @@ beforeAll(async () => {
   client = localClient(table.endpoint);
   tableName = table.tableName;
 });
-afterAll(() => {
-  client?.destroy();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => client?.destroy());
 
 const seconds = (fromNow: number) => String(Math.floor(Date.now() / 1000) + fromNow);
 const put = (pk: string, item: Record<string, { S: string } | { N: string }> = {}) =>

@@ -6,18 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db, tableName } from '#core/db/client';
 import { ACL_BUCKETS, aclBucket, aclKeyOfBucket, aclLanes, memberKey, profileKey, repositoryKey, roleAttribute } from '#core/items/keys';
 import { listMembers, putMember, removeMember } from '#core/items/member';
 import { createRepository, deleteRepository, listRepositories } from '#core/items/repository';
 import type { Caller } from '#core/resources';
-import { rawItem, useTestTable } from '#test/support/dynamodb';
+import { rawItem } from '#test/support/dynamodb';
 import { settledStatus } from '#test/support/errors';
+import { useTable } from '#test/support/fixture';
 
-beforeAll(async () => {
-  await useTestTable();
-});
+useTable();
 
 const newCaller = (): Caller => ({ userId: `user-${randomUUID()}` });
 /** A user id whose role lives in the same bucket as `of`'s. */

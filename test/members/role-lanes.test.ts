@@ -4,19 +4,18 @@
  * in its one transaction, so whatever lane a later write picks, the old role is gone.
  */
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDocument, updateDocument } from '#core/items/document';
 import { createFolder } from '#core/items/folder';
 import { ACL_LANES, aclKeyOfBucket, aclLanes, roleAttribute } from '#core/items/keys';
 import { putMember, removeMember } from '#core/items/member';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
-import { rawItem, useTestTable } from '#test/support/dynamodb';
+import { rawItem } from '#test/support/dynamodb';
 import { settledStatus } from '#test/support/errors';
+import { useTable } from '#test/support/fixture';
 
-beforeAll(async () => {
-  await useTestTable();
-});
+useTable();
 
 const newCaller = (): Caller => ({ userId: `user-${randomUUID()}` });
 const lanesOf = async (repositoryId: string, userId: string) =>

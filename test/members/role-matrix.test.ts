@@ -14,11 +14,12 @@
  * Callers ask in the order stranger, removed, viewer, editor, owner, so a request that succeeds
  * (and may use the world up, as deleting the repository does) comes after those that must not.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Access, Scene } from '#core/http/operation';
 import { findRoute, type Route, routes } from '#functions/routes';
 import { exampleCall, exampleStatus, sceneFieldsOf } from '#lib/examples';
-import { loadOperations, type Operations } from '#lib/openapi/document';
+import { loadOperations } from '#lib/openapi/document';
+import { useService } from '#test/support/fixture';
 import {
   type Api,
   type Document,
@@ -36,7 +37,6 @@ import {
   type User,
   uniqueName,
 } from '#test/support/http';
-import { startTestService, type TestService } from '#test/support/service';
 
 const CALLERS = ['stranger', 'removed', 'viewer', 'editor', 'owner'] as const;
 type Who = (typeof CALLERS)[number];
@@ -130,26 +130,21 @@ const cases: Record<string, Case[]> = {
   ],
 };
 
-let svc: TestService;
-let users: Record<Who, User>;
-let operations: Operations;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  const made = await Promise.all(CALLERS.map(async (who) => [who, await newUser(svc)] as const));
-  users = Object.fromEntries(made) as Record<Who, User>;
-  operations = await loadOperations();
-}, 60_000);
-afterAll(() => svc.stop());
+const ctx = useService({
+  seed: async (svc) => {
+    const made = await Promise.all(CALLERS.map(async (who) => [who, await newUser(svc)] as const));
+    return { users: Object.fromEntries(made) as Record<Who, User>, operations: await loadOperations() };
+  },
+});
 
 /** A repository of the owner's with the editor, the viewer, and the removed member (removed). */
 async function newWorld(): Promise<World> {
-  const owner: Api = users.owner.api;
+  const owner: Api = ctx.users.owner.api;
   const repository = await newRepository(owner);
-  await setRole(owner, repository.id, users.editor.sub, 'editor');
-  await setRole(owner, repository.id, users.viewer.sub, 'viewer');
-  await setRole(owner, repository.id, users.removed.sub, 'editor');
-  await removeMember(owner, repository.id, users.removed.sub);
+  await setRole(owner, repository.id, ctx.users.editor.sub, 'editor');
+  await setRole(owner, repository.id, ctx.users.viewer.sub, 'viewer');
+  await setRole(owner, repository.id, ctx.users.removed.sub, 'editor');
+  await removeMember(owner, repository.id, ctx.users.removed.sub);
   const folder = await newFolder(owner, repository.rootFolderId);
   const document = await newDocument(owner, folder.id, { content: 'first' });
   const trashedDocument = async () => {
@@ -167,7 +162,7 @@ async function newWorld(): Promise<World> {
     return started.id;
   };
   const freshMember = async (role: 'owner' | 'editor' | 'viewer') => {
-    const member = await newUser(svc);
+    const member = await newUser(ctx.svc);
     await setRole(owner, repository.id, member.sub, role);
     return member;
   };
@@ -184,7 +179,7 @@ async function newWorld(): Promise<World> {
     folder: folder.id,
     document: document.id,
     trashedDocument: await trashedDocument(),
-    member: users.viewer.sub,
+    member: ctx.users.viewer.sub,
     upload: await upload(false),
     sentUpload: await upload(true),
     unique: uniqueName('example'),
@@ -193,7 +188,7 @@ async function newWorld(): Promise<World> {
     repository,
     folder,
     document,
-    users,
+    users: ctx.users,
     scene,
     async freshScene(fields) {
       const made = await Promise.all(fields.map(async (field) => [field, await (fresh[field]?.() ?? scene[field])] as const));
@@ -205,7 +200,7 @@ async function newWorld(): Promise<World> {
 
 /** The route's example, by `who`, in `world`. */
 async function exampleRequest(route: Route, world: World): Promise<Request> {
-  const { example } = operations.get(route.name)!;
+  const { example } = ctx.operations.get(route.name)!;
   const scene = example.consumes ? await world.freshScene(sceneFieldsOf(example)) : { ...world.scene, unique: uniqueName('example') };
   const { method, path, body, raw } = exampleCall(route, example, scene);
   return {
@@ -218,7 +213,7 @@ async function exampleRequest(route: Route, world: World): Promise<Request> {
 
 describe('the role matrix: every route by owner, editor, viewer, removed member and stranger', () => {
   it.each(routes.map((route) => [`${route.name} (${route.method} ${route.path})`, route] as const))('%s', async (_, route) => {
-    const operation = operations.get(route.name)!;
+    const operation = ctx.operations.get(route.name)!;
     const rows: Case[] = [
       { case: 'its example', request: () => exampleRequest(route, world), expect: statusesOf(operation.access, exampleStatus(operation)) },
       ...(cases[route.name] ?? []),
@@ -230,7 +225,7 @@ describe('the role matrix: every route by owner, editor, viewer, removed member 
       for (const who of CALLERS) {
         const { method, path, json, raw, headers } = await row.request(world, who);
         expect(findRoute(method, path.split('?')[0]!)?.route.name, `${label}: ${method} ${path} reaches another route`).toBe(route.name);
-        const res = await users[who].api.request(method, path, {
+        const res = await ctx.users[who].api.request(method, path, {
           ...(json === undefined ? {} : { json }),
           ...(raw === undefined ? {} : { raw }),
           headers,

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useService } from '#test/support/fixture';
 import {
   byName,
   expectJson,
@@ -12,17 +13,12 @@ import {
   SERVICE_ID,
   uniqueName,
 } from '#test/support/http';
-import { startTestService } from '#test/support/service';
 
-let svc: Awaited<ReturnType<typeof startTestService>>;
-beforeAll(async () => {
-  svc = await startTestService();
-}, 60_000);
-afterAll(() => svc.stop());
+const ctx = useService();
 
 describe('POST /', () => {
   it('creates a repository: 201, Location, every field, the caller as owner', async () => {
-    const { sub, api } = await newUser(svc);
+    const { sub, api } = await newUser(ctx.svc);
     const name = uniqueName('Repo');
     const res = await api.post('/', { name, description: 'Team notes' });
 
@@ -46,7 +42,7 @@ describe('POST /', () => {
   });
 
   it('defaults description to ""', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const res = await api.post('/', { name: uniqueName() });
     expectJson(res, 201);
     expect(res.body.description).toBe('');
@@ -55,7 +51,7 @@ describe('POST /', () => {
   // Found by the property test (test/contract/service.test.ts): a long name of 4-byte characters
   // made the membership item's sort key longer than DynamoDB's 1,024 bytes, and the answer a 500.
   it('accepts a name of 255 four-byte characters (1,020 bytes of UTF-8), and lists it', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const name = '\u{1F600}'.repeat(255);
     const res = await api.post('/', { name });
     expectJson(res, 201);
@@ -64,7 +60,7 @@ describe('POST /', () => {
   });
 
   it('stores the name trimmed and in NFC', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const res = await api.post('/', { name: '  E\u0301cole  ' });
     expectJson(res, 201);
     expect(res.body.name).toBe('\u00c9cole');
@@ -73,7 +69,7 @@ describe('POST /', () => {
   });
 
   it('gives each repository a root folder named like it, with no parent', async () => {
-    const { sub, api } = await newUser(svc);
+    const { sub, api } = await newUser(ctx.svc);
     const repo = await newRepository(api, { name: uniqueName('Root') });
 
     const res = await api.get(`/${repo.id}/folder`);
@@ -97,7 +93,7 @@ describe('POST /', () => {
   });
 
   it('starts with an empty root folder', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const repo = await newRepository(api);
     for (const kind of ['folders', 'documents']) {
       const res = await api.get(`/folder/${repo.rootFolderId}/${kind}`);
@@ -107,7 +103,7 @@ describe('POST /', () => {
   });
 
   it('allows two repositories with the same name (names are unique per folder, not per user)', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const a = await newRepository(api, { name: 'Same' });
     const b = await newRepository(api, { name: 'same' });
     expect(a.id).not.toBe(b.id);
@@ -117,7 +113,7 @@ describe('POST /', () => {
 
 describe('GET /{id}', () => {
   it('returns the repository as created, with its usage (nothing yet) and quota', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const repo = await newRepository(api, { description: 'd' });
     const res = await api.get(`/${repo.id}`);
     expectJson(res, 200);
@@ -127,15 +123,15 @@ describe('GET /{id}', () => {
 
 describe('GET /', () => {
   it('is an empty list for a caller with no repositories', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const res = await api.get('/');
     expectJson(res, 200);
     expect(res.body).toEqual({ items: [] });
   });
 
   it("lists only the caller's repositories, each with the caller's role", async () => {
-    const alice = await newUser(svc);
-    const bob = await newUser(svc);
+    const alice = await newUser(ctx.svc);
+    const bob = await newUser(ctx.svc);
     const mine = [await newRepository(alice.api), await newRepository(alice.api)];
     const theirs = await newRepository(bob.api);
 
@@ -150,14 +146,14 @@ describe('GET /', () => {
   });
 
   it('orders by name, case-insensitively', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     for (const name of ['delta', 'Alpha', 'charlie', 'Bravo', 'echo', 'alpine']) await newRepository(api, { name });
     const res = await api.get('/');
     expect(res.body.items.map((r: Repository) => r.name)).toEqual(['Alpha', 'alpine', 'Bravo', 'charlie', 'delta', 'echo']);
   });
 
   it('pages with limit and nextToken: no duplicates, no gaps, no token on the last page', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const created: Repository[] = [];
     for (let i = 0; i < 7; i++) created.push(await newRepository(api, { name: `${i % 2 ? 'R' : 'r'}epo ${i}` }));
 
@@ -167,7 +163,7 @@ describe('GET /', () => {
   });
 
   it('pages through names that differ only in case in a stable order', async () => {
-    const { api } = await newUser(svc);
+    const { api } = await newUser(ctx.svc);
     const created: Repository[] = [];
     for (const name of ['Same', 'same', 'SAME', 'sAmE']) created.push(await newRepository(api, { name }));
 

@@ -4,7 +4,7 @@
  * log. `npm run bench` measures the same with AWS's billing rules (bench/results.md).
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { db, tableName } from '#core/db/client';
 import { measured, type StoreMetrics } from '#core/db/metrics';
 import { createDocument, getDocument, updateDocument } from '#core/items/document';
@@ -12,7 +12,7 @@ import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } fr
 import type { Key } from '#core/items/keys';
 import { createRepository, getRepository, listRepositories } from '#core/items/repository';
 import { trashDocument } from '#core/use-cases/trash';
-import { createTestTable } from '#test/support/dynamodb';
+import { useTable } from '#test/support/fixture';
 import { itemSize, transactionalWriteUnits } from '#test/support/item-size';
 
 const table: Record<string, StoreMetrics> = {};
@@ -22,17 +22,7 @@ async function measure(name: string, work: () => Promise<unknown>) {
   return metrics;
 }
 
-beforeAll(async () => {
-  const { endpoint, tableName } = await createTestTable();
-  Object.assign(process.env, {
-    TABLE_NAME: tableName,
-    DYNAMODB_ENDPOINT: endpoint,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'local',
-    AWS_SECRET_ACCESS_KEY: 'local',
-    PAGING_TOKEN_SECRET: 'capacity-secret',
-  });
-});
+useTable();
 
 describe('consumed capacity for a 1 KB document', () => {
   it('matches the access-pattern table', async () => {

@@ -4,7 +4,7 @@
  * repository's usage, and that a failed `extra` step comes back as it is. The objects are not touched here (a
  * version names its object by key); the bytes' round trip is test/documents/content.test.ts's.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { check } from '#core/db/client';
 import { itemExists } from '#core/db/conditions';
 import { HttpError } from '#core/errors';
@@ -14,7 +14,8 @@ import { contentKey, currentContentKey, documentKey, usageKey } from '#core/item
 import { putMember } from '#core/items/member';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
-import { rawItem, useTestTable } from '#test/support/dynamodb';
+import { rawItem } from '#test/support/dynamodb';
+import { useTable } from '#test/support/fixture';
 
 let n = 0;
 const newCaller = (): Caller => ({ userId: `files-${Date.now()}-${n++}` });
@@ -33,9 +34,7 @@ const statusOf = async (work: Promise<unknown>) => {
   }
 };
 
-beforeAll(async () => {
-  await useTestTable();
-});
+useTable();
 
 async function world() {
   const owner = newCaller();

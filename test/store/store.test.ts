@@ -11,15 +11,16 @@ import { putMember } from '#core/items/member';
 import { createRepository, getRepository, listRepositories } from '#core/items/repository';
 import type { Caller } from '#core/resources';
 import { trashDocument } from '#core/use-cases/trash';
-import { rawItem, recordStoreRequests, useTestTable } from '#test/support/dynamodb';
+import { rawItem, recordStoreRequests } from '#test/support/dynamodb';
 import { settledStatus } from '#test/support/errors';
+import { useTable } from '#test/support/fixture';
 
 const requests: string[] = [];
 let n = 0;
 const newCaller = (): Caller => ({ userId: `user-${Date.now()}-${n++}` });
 
-beforeAll(async () => {
-  await useTestTable();
+useTable();
+beforeAll(() => {
   // Count every request the store sends (retries included: interceptors wrap each attempt).
   recordStoreRequests(requests);
 });

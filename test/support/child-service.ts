@@ -1,10 +1,11 @@
 /**
  * The local service as its own process (`bin/local.ts` on a DATA_DIR, as `npm start` runs it),
  * for tests that kill it: started, found (node, and java under its watchdog), SIGKILLed as a
- * whole, and started again on the same files. Used by test/local/durability.test.ts and
- * test/worker/worker-restart.test.ts.
+ * whole, and started again on the same files. Used by test/local/durability.test.ts,
+ * test/worker/worker-restart.test.ts and test/uploads/upload-durability.test.ts.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -113,4 +114,12 @@ export function killEverythingOn(dataDir: string): void {
       process.kill(-pgid, 'SIGKILL');
     } catch {}
   }
+}
+
+/** A test's teardown: what is left of its service on `dataDir` killed (java and its watchdog too, by the path), then the dir removed. */
+export async function removeService(running: Running | undefined, dataDir: string): Promise<void> {
+  if (running) killHard(running);
+  killEverythingOn(dataDir);
+  if (running) await waitUntilGone(running, dataDir).catch(() => {});
+  await rm(dataDir, { recursive: true, force: true });
 }

@@ -1,23 +1,24 @@
 /**
  * The whole service for a test file: its own fresh table in the file's own DynamoDB Local,
  * a temporary data dir (keys, paging secret; removed on stop) and a free port.
- * Call it in beforeAll and stop() in afterAll; one per test file (handlers read process.env).
+ * One per test file (handlers read process.env); most files get it through test/support/fixture.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LocalService, startLocalService } from '#lib/local/service';
+import { type LocalService, type LocalServiceOptions, startLocalService } from '#lib/local/service';
 import { createTestTable, dropTestTable } from './dynamodb';
-import { newRepository, newUser, type Repository, setRole, type User } from './http';
 
-export async function startTestService(
-  options: { log?: (line: string) => void; dynamodbEndpoint?: string } = {},
-): Promise<LocalService & { tableName: string }> {
+/** What a test may choose of the local service's options; the rest are the test defaults above. */
+export type TestServiceOptions = Pick<LocalServiceOptions, 'log' | 'dynamodbEndpoint' | 'onAnswer' | 'printMetrics'>;
+
+export async function startTestService(options: TestServiceOptions = {}): Promise<LocalService & { tableName: string; dataDir: string }> {
   const { endpoint, tableName } = await createTestTable(options.dynamodbEndpoint);
   const dataDir = await mkdtemp(join(tmpdir(), 'documents-test-'));
   let service: LocalService;
   try {
     service = await startLocalService({
+      ...options,
       port: 0,
       dataDir,
       tableName,
@@ -32,6 +33,7 @@ export async function startTestService(
   return {
     ...service,
     tableName,
+    dataDir,
     async stop() {
       try {
         await service.stop();
@@ -44,23 +46,3 @@ export async function startTestService(
 }
 
 export type TestService = Awaited<ReturnType<typeof startTestService>>;
-
-/** The most common start of a test file: a service, a user, and one repository of theirs. */
-export async function startWithOwner(): Promise<{ svc: TestService; user: User; repo: Repository }> {
-  const svc = await startTestService();
-  const user = await newUser(svc);
-  return { svc, user, repo: await newRepository(user.api) };
-}
-
-/**
- * A service and four users: a repository of the owner's (named `name`, if given), shared with
- * the editor and the viewer in those roles; the stranger is no member.
- */
-export async function startWithRoles(name?: string) {
-  const svc = await startTestService();
-  const [owner, editor, viewer, stranger] = await Promise.all([newUser(svc), newUser(svc), newUser(svc), newUser(svc)]);
-  const repo = await newRepository(owner.api, name === undefined ? undefined : { name });
-  await setRole(owner.api, repo.id, editor.sub, 'editor');
-  await setRole(owner.api, repo.id, viewer.sub, 'viewer');
-  return { svc, owner, editor, viewer, stranger, repo };
-}

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { db, tableName } from '#core/db/client';
 import { repositoryPartition, TRASH_PREFIX } from '#core/items/keys';
 import { type DynamoDbLocal, startDynamoDbLocal } from '#lib/local/dynamodb-local';
-import { ensure, newDocument, newFolder, newRepository, newUser, type Repository, type User } from '#test/support/http';
+import { withOwner } from '#test/support/fixture';
+import { ensure, newDocument, newFolder, type Repository, type User } from '#test/support/http';
 import { expectInvariants, scanTable } from '#test/support/invariants';
 import { startTestService, type TestService } from '#test/support/service';
 
@@ -22,8 +23,7 @@ let repo: Repository;
 beforeAll(async () => {
   database = await startDynamoDbLocal({});
   svc = await startTestService({ dynamodbEndpoint: database.endpoint });
-  owner = await newUser(svc);
-  repo = await newRepository(owner.api);
+  ({ user: owner, repo } = await withOwner(svc));
 }, 60_000);
 afterAll(async () => {
   await svc?.stop();

@@ -2,19 +2,18 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalIssuer, loadLocalIssuer, toAuthorizerJwt, verifierFromEnv } from '#lib/local/jwt';
 import { type AttackKit, attackCases, attackKit, tamperedSignature } from '#test/support/attack-tokens';
+import { useTempDir } from '#test/support/temp-dir';
 
-let dataDir: string;
+const dataDir = useTempDir('jwt-test-');
 let issuer: LocalIssuer;
 const now = () => Math.floor(Date.now() / 1000);
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'jwt-test-'));
   issuer = await loadLocalIssuer(dataDir);
 });
-afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
 async function expectRejected(token: string, reason?: RegExp) {
   const result = await issuer.verify(token);

@@ -4,15 +4,14 @@
  * then env.json's Parameters then the function's own section win in that order, SAM's own
  * variables; functions found by logical id, construct id or route; mistakes in one line.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildHttpApiEvent } from '#lib/local/sam/event';
 import { findFunction, readEnvVars, readTemplate, samEnvironment, TemplateError } from '#lib/local/sam/template';
+import { useTempDir } from '#test/support/temp-dir';
 
-const dir = mkdtempSync(join(tmpdir(), 'sam-environment-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = useTempDir('sam-environment-');
 const write = (name: string, content: unknown) => {
   const file = join(dir, name);
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));

@@ -3,35 +3,28 @@
  * needs it answers 503 with Retry-After, never 500, and reveals nothing internal; what it would
  * have changed is unchanged (docs/api.md: Errors).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { uploadKey } from '#core/items/keys';
 import { rawItem } from '#test/support/dynamodb';
-import { ensure, expectProblem, newRepository, newUser, type User } from '#test/support/http';
-import { startTestService, type TestService } from '#test/support/service';
+import { useService } from '#test/support/fixture';
+import { ensure, expectProblem, newRepository, newUser } from '#test/support/http';
 
-let svc: TestService;
-let owner: User;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  owner = await newUser(svc);
-}, 60_000);
-afterAll(() => svc?.stop());
+const ctx = useService({ seed: async (svc) => ({ owner: await newUser(svc) }) });
 
 describe('when the file bucket is unavailable', () => {
   it('answers 503 with Retry-After on every request that needs it', async () => {
-    const repository = await newRepository(owner.api);
+    const repository = await newRepository(ctx.owner.api);
     const folderId = repository.rootFolderId;
-    const multipart = ensure(await owner.api.post('/uploads', { folderId, name: 'multi.bin', size: 9 * 1024 * 1024 }), 201).body as {
+    const multipart = ensure(await ctx.owner.api.post('/uploads', { folderId, name: 'multi.bin', size: 9 * 1024 * 1024 }), 201).body as {
       id: string;
     };
-    const single = ensure(await owner.api.post('/uploads', { folderId, name: 'single.bin', size: 5 }), 201).body as { id: string };
+    const single = ensure(await ctx.owner.api.post('/uploads', { folderId, name: 'single.bin', size: 5 }), 201).body as { id: string };
     // The handlers' S3 client follows S3_ENDPOINT (functions/core/bucket.ts): a port nothing listens on.
     process.env.S3_ENDPOINT = 'http://127.0.0.1:9';
     const requests = {
-      'a multipart upload start': () => owner.api.post('/uploads', { folderId, name: 'later.bin', size: 9 * 1024 * 1024 }),
-      'an upload read': () => owner.api.get(`/uploads/${multipart.id}`),
-      'a completion': () => owner.api.post(`/uploads/${single.id}/complete`, undefined),
+      'a multipart upload start': () => ctx.owner.api.post('/uploads', { folderId, name: 'later.bin', size: 9 * 1024 * 1024 }),
+      'an upload read': () => ctx.owner.api.get(`/uploads/${multipart.id}`),
+      'a completion': () => ctx.owner.api.post(`/uploads/${single.id}/complete`, undefined),
     };
     for (const [what, send] of Object.entries(requests)) {
       const res = await send();
@@ -42,9 +35,9 @@ describe('when the file bucket is unavailable', () => {
     // Nothing changed: both uploads are still open.
     for (const id of [multipart.id, single.id]) expect((await rawItem(uploadKey(repository.id, id)))?.status).toBe('open');
     // A cancel is recorded without the bucket (its answer stands); the sweeper deletes the parts later.
-    expect((await owner.api.delete(`/uploads/${multipart.id}`)).status).toBe(204);
+    expect((await ctx.owner.api.delete(`/uploads/${multipart.id}`)).status).toBe(204);
     const cancelled = await rawItem(uploadKey(repository.id, multipart.id));
     expect(cancelled).toMatchObject({ status: 'cancelled', sweepShard: expect.any(String), waitingSince: expect.any(String) });
-    process.env.S3_ENDPOINT = svc.s3.endpoint;
+    process.env.S3_ENDPOINT = ctx.svc.s3.endpoint;
   });
 });

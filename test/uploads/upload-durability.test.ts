@@ -6,12 +6,12 @@
  * finished by the sweeper.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadLocalIssuer } from '#lib/local/jwt';
-import { killEverythingOn, killHard, type Running, startService, waitUntilGone } from '#test/support/child-service';
+import { killHard, type Running, removeService, startService, waitUntilGone } from '#test/support/child-service';
 
 const PART = 8 * 1024 * 1024;
 
@@ -60,10 +60,7 @@ describe('uploads across SIGKILL of the local service', () => {
   afterAll(async () => {
     delete process.env.SWEEP_INTERVAL_MS;
     delete process.env.SWEEP_GRACE_SECONDS;
-    if (running) killHard(running);
-    killEverythingOn(dataDir);
-    if (running) await waitUntilGone(running, dataDir).catch(() => {});
-    await rm(dataDir, { recursive: true, force: true });
+    await removeService(running, dataDir);
   });
 
   it('keeps the parts sent before the kill: complete after the restart makes the version', async () => {

@@ -5,9 +5,10 @@
  * ObjectCreated) and the sweeper (expiry, lost notifications) through the running service.
  */
 import { createHash } from 'node:crypto';
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { afterEach, describe, expect, it } from 'vitest';
 import { sweepNow } from '#lib/local/worker';
+import { useService } from '#test/support/fixture';
 import {
   type Api,
   type Document,
@@ -18,11 +19,8 @@ import {
   newFolder,
   newRepository,
   newUser,
-  type Repository,
-  type User,
   uniqueName,
 } from '#test/support/http';
-import { startTestService, type TestService } from '#test/support/service';
 
 const MiB = 1024 * 1024;
 const PART = 8 * MiB;
@@ -30,22 +28,12 @@ const upload = (type: string) => `urn:problem-type:documents:${type}`;
 
 type Upload = import('#core/resources').Upload;
 
-let svc: TestService;
-let owner: User;
-let other: User;
-let repo: Repository;
-let bucket: S3Client;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  owner = await newUser(svc);
-  other = await newUser(svc);
-  repo = await newRepository(owner.api);
-  bucket = new S3Client({ endpoint: svc.s3.endpoint, forcePathStyle: true, region: svc.s3.region, credentials: svc.s3.credentials });
-}, 60_000);
-afterAll(async () => {
-  bucket?.destroy();
-  await svc?.stop();
+const ctx = useService({
+  seed: async (svc) => {
+    const owner = await newUser(svc);
+    const other = await newUser(svc);
+    return { owner, other, repo: await newRepository(owner.api) };
+  },
 });
 afterEach(() => {
   delete process.env.QUOTA_BYTES;
@@ -73,7 +61,7 @@ async function put(url: string, body: Buffer) {
 const complete = (api: Api, id: string) => api.post(`/uploads/${id}/complete`, undefined);
 const get = (api: Api, id: string) => api.get(`/uploads/${id}`);
 const objectExists = async (key: string) =>
-  bucket.send(new HeadObjectCommand({ Bucket: svc.s3.bucket, Key: key })).then(
+  ctx.bucket.send(new HeadObjectCommand({ Bucket: ctx.svc.s3.bucket, Key: key })).then(
     () => true,
     () => false,
   );
@@ -81,9 +69,9 @@ const objectKeyOf = (u: Upload) => `files/${u.repositoryId}/${u.documentId}/${u.
 
 describe('a file in two parts', () => {
   it('is started, resumed from what the bucket holds, completed once, and read back', async () => {
-    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
     const file = bytes(PART + 1000);
-    const res = await start(owner.api, {
+    const res = await start(ctx.owner.api, {
       folderId: folder.id,
       name: 'video.mp4',
       size: file.length,
@@ -95,7 +83,7 @@ describe('a file in two parts', () => {
     expect(res.headers.get('location')).toBe(`/uploads/${started.id}`);
     expect(started).toMatchObject({
       folderId: folder.id,
-      repositoryId: repo.id,
+      repositoryId: ctx.repo.id,
       name: 'video.mp4',
       size: file.length,
       partSize: PART,
@@ -104,26 +92,26 @@ describe('a file in two parts', () => {
     });
     expect(started.parts?.map((p) => p.number)).toEqual([1, 2]);
     // Nothing is visible before completion.
-    expectProblem(await owner.api.get(`/document/${started.documentId}`), 404);
+    expectProblem(await ctx.owner.api.get(`/document/${started.documentId}`), 404);
 
     expect((await put(started.parts![1]!.url, file.subarray(PART))).status).toBe(200);
-    const halfway = ensure(await get(owner.api, started.id), 200).body as Upload;
+    const halfway = ensure(await get(ctx.owner.api, started.id), 200).body as Upload;
     expect(halfway.received).toEqual([{ number: 2, size: 1000 }]);
     expect(halfway.parts).toBeUndefined();
 
-    const early = await complete(owner.api, started.id);
+    const early = await complete(ctx.owner.api, started.id);
     expectProblem(early, 409, upload('upload-incomplete'));
     expect(early.body.detail).toMatch(/1/);
-    expect((ensure(await get(owner.api, started.id), 200).body as Upload).status).toBe('open');
+    expect((ensure(await get(ctx.owner.api, started.id), 200).body as Upload).status).toBe('open');
 
     // A fresh URL for the missing part, then the rest.
-    const fresh = ensure(await owner.api.post(`/uploads/${started.id}/parts`, { numbers: [1] }), 200).body as {
+    const fresh = ensure(await ctx.owner.api.post(`/uploads/${started.id}/parts`, { numbers: [1] }), 200).body as {
       items: { number: number; url: string }[];
     };
     expect(fresh.items.map((p) => p.number)).toEqual([1]);
     expect((await put(fresh.items[0]!.url, file.subarray(0, PART))).status).toBe(200);
 
-    const done = await complete(owner.api, started.id);
+    const done = await complete(ctx.owner.api, started.id);
     expectJson(done, 200);
     const document = done.body as Document;
     expect(document).toMatchObject({
@@ -137,27 +125,27 @@ describe('a file in two parts', () => {
     });
     expect(done.headers.get('etag')).toBe('"1"');
     // Repeats answer the same Document.
-    expect(ensure(await complete(owner.api, started.id), 200).body as Document).toEqual(document);
-    expect((ensure(await get(owner.api, started.id), 200).body as Upload).status).toBe('completed');
-    expectProblem(await owner.api.delete(`/uploads/${started.id}`), 409, upload('upload-closed'));
+    expect(ensure(await complete(ctx.owner.api, started.id), 200).body as Document).toEqual(document);
+    expect((ensure(await get(ctx.owner.api, started.id), 200).body as Upload).status).toBe('completed');
+    expectProblem(await ctx.owner.api.delete(`/uploads/${started.id}`), 409, upload('upload-closed'));
 
-    const read = ensure(await owner.api.get(`/document/${document.id}`), 200).body as Document;
+    const read = ensure(await ctx.owner.api.get(`/document/${document.id}`), 200).body as Document;
     expect(read).toMatchObject({ storage: 'file', size: file.length });
     expect(read.content).toBeUndefined();
   });
 
   it('makes exactly one version when completions race', async () => {
-    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
     const file = bytes(PART + 5, 7);
-    const started = await begin(owner.api, { folderId: folder.id, name: 'raced.bin', size: file.length });
+    const started = await begin(ctx.owner.api, { folderId: folder.id, name: 'raced.bin', size: file.length });
     await Promise.all([put(started.parts![0]!.url, file.subarray(0, PART)), put(started.parts![1]!.url, file.subarray(PART))]);
-    await svc.worker.settled();
-    const { cursor } = ensure(await owner.api.get(`/${repo.id}/changes?cursor=latest`), 200).body as { cursor: string };
-    const answers = await Promise.all(Array.from({ length: 6 }, () => complete(owner.api, started.id)));
+    await ctx.svc.worker.settled();
+    const { cursor } = ensure(await ctx.owner.api.get(`/${ctx.repo.id}/changes?cursor=latest`), 200).body as { cursor: string };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => complete(ctx.owner.api, started.id)));
     for (const answer of answers) expect(answer.status, answer.text).toBe(200);
     expect(answers.map((a) => a.body)).toEqual(answers.map(() => answers[0]!.body));
-    await svc.worker.settled();
-    const changes = ensure(await owner.api.get(`/${repo.id}/changes?cursor=${encodeURIComponent(cursor)}&limit=100`), 200).body as {
+    await ctx.svc.worker.settled();
+    const changes = ensure(await ctx.owner.api.get(`/${ctx.repo.id}/changes?cursor=${encodeURIComponent(cursor)}&limit=100`), 200).body as {
       items: { type: string; id: string }[];
     };
     expect(changes.items.filter((c) => c.id === started.documentId)).toEqual([
@@ -170,17 +158,17 @@ describe('a file too large to verify in the request', () => {
   it('answers 202 with Retry-After while the finaliser verifies it, then the Document', async () => {
     process.env.UPLOAD_VERIFY_INLINE_BYTES = String(1024 * 1024);
     try {
-      const folder = await newFolder(owner.api, repo.rootFolderId);
+      const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
       const file = bytes(PART + 3, 9);
-      const started = await begin(owner.api, { folderId: folder.id, name: 'large.bin', size: file.length, sha256: sha256(file) });
+      const started = await begin(ctx.owner.api, { folderId: folder.id, name: 'large.bin', size: file.length, sha256: sha256(file) });
       await Promise.all([put(started.parts![0]!.url, file.subarray(0, PART)), put(started.parts![1]!.url, file.subarray(PART))]);
-      const verifying = await complete(owner.api, started.id);
+      const verifying = await complete(ctx.owner.api, started.id);
       expect(verifying.status, verifying.text).toBe(202);
       expect(Number(verifying.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(verifying.body).toMatchObject({ id: started.id, status: 'verifying' });
       // The finaliser, fed by the bucket's event for the joined object, verifies and completes it.
-      await svc.worker.settled();
-      const done = ensure(await complete(owner.api, started.id), 200).body as Document;
+      await ctx.svc.worker.settled();
+      const done = ensure(await complete(ctx.owner.api, started.id), 200).body as Document;
       expect(done).toMatchObject({ id: started.documentId, size: file.length, sha256: sha256(file), version: 1 });
     } finally {
       delete process.env.UPLOAD_VERIFY_INLINE_BYTES;
@@ -190,130 +178,135 @@ describe('a file too large to verify in the request', () => {
 
 describe('a one-part file', () => {
   it('is completed by the bucket notification when the client sends the bytes and nothing else', async () => {
-    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
     const file = Buffer.from('%PDF-1.7 a small pdf\n');
-    const started = await begin(owner.api, { folderId: folder.id, name: 'scan.pdf', size: file.length, contentType: 'application/pdf' });
+    const started = await begin(ctx.owner.api, {
+      folderId: folder.id,
+      name: 'scan.pdf',
+      size: file.length,
+      contentType: 'application/pdf',
+    });
     expect(started.partCount).toBe(1);
     expect((await put(started.parts![0]!.url, file)).status).toBe(200);
-    await svc.worker.settled();
-    const document = ensure(await owner.api.get(`/document/${started.documentId}`), 200).body as Document;
+    await ctx.svc.worker.settled();
+    const document = ensure(await ctx.owner.api.get(`/document/${started.documentId}`), 200).body as Document;
     expect(document).toMatchObject({ storage: 'file', size: file.length, sha256: sha256(file), contentType: 'application/pdf' });
     // complete afterwards answers the same version.
-    expect((ensure(await complete(owner.api, started.id), 200).body as Document).version).toBe(1);
+    expect((ensure(await complete(ctx.owner.api, started.id), 200).body as Document).version).toBe(1);
   });
 
   it('fails on a SHA-256 mismatch: 409, its bytes deleted, the same problem on every repeat', async () => {
-    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
     const file = Buffer.from('these are not the bytes declared');
-    const started = await begin(owner.api, {
+    const started = await begin(ctx.owner.api, {
       folderId: folder.id,
       name: 'bad.txt',
       size: file.length,
       sha256: sha256(Buffer.from('other')),
     });
     expect((await put(started.parts![0]!.url, file)).status).toBe(200);
-    await svc.worker.settled();
-    const res = await complete(owner.api, started.id);
+    await ctx.svc.worker.settled();
+    const res = await complete(ctx.owner.api, started.id);
     expectProblem(res, 409, upload('upload-mismatch'));
-    expectProblem(await complete(owner.api, started.id), 409, upload('upload-mismatch'));
-    const failed = ensure(await get(owner.api, started.id), 200).body as Upload;
+    expectProblem(await complete(ctx.owner.api, started.id), 409, upload('upload-mismatch'));
+    const failed = ensure(await get(ctx.owner.api, started.id), 200).body as Upload;
     expect(failed).toMatchObject({ status: 'failed', problem: { type: upload('upload-mismatch'), status: 409 } });
     expect(await objectExists(objectKeyOf(started))).toBe(false);
-    expectProblem(await owner.api.get(`/document/${started.documentId}`), 404);
+    expectProblem(await ctx.owner.api.get(`/document/${started.documentId}`), 404);
   });
 
   it('fails when the bytes are not the size declared', async () => {
-    const folder = await newFolder(owner.api, repo.rootFolderId);
-    const started = await begin(owner.api, { folderId: folder.id, name: 'short.bin', size: 100 });
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
+    const started = await begin(ctx.owner.api, { folderId: folder.id, name: 'short.bin', size: 100 });
     expect((await put(started.parts![0]!.url, bytes(60))).status).toBe(200);
-    await svc.worker.settled();
-    expectProblem(await complete(owner.api, started.id), 409, upload('upload-mismatch'));
+    await ctx.svc.worker.settled();
+    expectProblem(await complete(ctx.owner.api, started.id), 409, upload('upload-mismatch'));
     expect(await objectExists(objectKeyOf(started))).toBe(false);
   });
 });
 
 describe('a new version of a document', () => {
   it('replaces the content at the version named, and is 412 when the document moved on', async () => {
-    const folder = await newFolder(owner.api, repo.rootFolderId);
-    const first = await begin(owner.api, { folderId: folder.id, name: 'report.bin', size: 10 });
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
+    const first = await begin(ctx.owner.api, { folderId: folder.id, name: 'report.bin', size: 10 });
     await put(first.parts![0]!.url, bytes(10, 1));
-    await svc.worker.settled();
-    const stale = await begin(owner.api, { documentId: first.documentId, size: 20, version: 1 });
-    const second = await begin(owner.api, { documentId: first.documentId, size: 30, version: 1 });
+    await ctx.svc.worker.settled();
+    const stale = await begin(ctx.owner.api, { documentId: first.documentId, size: 20, version: 1 });
+    const second = await begin(ctx.owner.api, { documentId: first.documentId, size: 30, version: 1 });
     expect(second).toMatchObject({ documentId: first.documentId, name: 'report.bin', folderId: folder.id });
     await put(second.parts![0]!.url, bytes(30, 2));
-    await svc.worker.settled();
-    expect(ensure(await owner.api.get(`/document/${first.documentId}`), 200).body as Document).toMatchObject({ version: 2, size: 30 });
+    await ctx.svc.worker.settled();
+    expect(ensure(await ctx.owner.api.get(`/document/${first.documentId}`), 200).body as Document).toMatchObject({ version: 2, size: 30 });
     // Its bytes arrive after the document moved past version 1: it fails with 412, nothing changes.
     await put(stale.parts![0]!.url, bytes(20, 3));
-    await svc.worker.settled();
-    expectProblem(await complete(owner.api, stale.id), 412);
-    expect((ensure(await owner.api.get(`/document/${first.documentId}`), 200).body as Document).version).toBe(2);
-    expectProblem(await start(owner.api, { documentId: first.documentId, size: 1, version: 1 }), 412);
+    await ctx.svc.worker.settled();
+    expectProblem(await complete(ctx.owner.api, stale.id), 412);
+    expect((ensure(await ctx.owner.api.get(`/document/${first.documentId}`), 200).body as Document).version).toBe(2);
+    expectProblem(await start(ctx.owner.api, { documentId: first.documentId, size: 1, version: 1 }), 412);
   });
 });
 
 describe('cancelling', () => {
   it('deletes the parts sent, shows cancelled, and refuses completion', async () => {
-    const folder = await newFolder(owner.api, repo.rootFolderId);
-    const started = await begin(owner.api, { folderId: folder.id, name: 'gone.bin', size: PART + 1 });
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
+    const started = await begin(ctx.owner.api, { folderId: folder.id, name: 'gone.bin', size: PART + 1 });
     await put(started.parts![0]!.url, bytes(PART));
-    expect((await owner.api.delete(`/uploads/${started.id}`)).status).toBe(204);
-    expect((ensure(await get(owner.api, started.id), 200).body as Upload).status).toBe('cancelled');
-    expectProblem(await complete(owner.api, started.id), 409, upload('upload-closed'));
-    expectProblem(await owner.api.post(`/uploads/${started.id}/parts`, { numbers: [1] }), 409, upload('upload-closed'));
+    expect((await ctx.owner.api.delete(`/uploads/${started.id}`)).status).toBe(204);
+    expect((ensure(await get(ctx.owner.api, started.id), 200).body as Upload).status).toBe('cancelled');
+    expectProblem(await complete(ctx.owner.api, started.id), 409, upload('upload-closed'));
+    expectProblem(await ctx.owner.api.post(`/uploads/${started.id}/parts`, { numbers: [1] }), 409, upload('upload-closed'));
     // The multipart upload is aborted: a part sent now has nowhere to go.
     expect((await put(started.parts![1]!.url, bytes(1))).status).toBe(404);
-    expect((await owner.api.delete(`/uploads/${started.id}`)).status).toBe(204);
+    expect((await ctx.owner.api.delete(`/uploads/${started.id}`)).status).toBe(204);
   });
 });
 
 describe('who sees an upload', () => {
   it('is only the user who began it: anyone else gets 404 on every upload route', async () => {
-    const folder = await newFolder(owner.api, repo.rootFolderId);
-    const started = await begin(owner.api, { folderId: folder.id, name: uniqueName('mine'), size: 10 });
-    expectProblem(await get(other.api, started.id), 404);
-    expectProblem(await other.api.post(`/uploads/${started.id}/parts`, { numbers: [1] }), 404);
-    expectProblem(await complete(other.api, started.id), 404);
-    expectProblem(await other.api.delete(`/uploads/${started.id}`), 404);
-    expectProblem(await get(owner.api, 'not-an-upload'), 404);
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
+    const started = await begin(ctx.owner.api, { folderId: folder.id, name: uniqueName('mine'), size: 10 });
+    expectProblem(await get(ctx.other.api, started.id), 404);
+    expectProblem(await ctx.other.api.post(`/uploads/${started.id}/parts`, { numbers: [1] }), 404);
+    expectProblem(await complete(ctx.other.api, started.id), 404);
+    expectProblem(await ctx.other.api.delete(`/uploads/${started.id}`), 404);
+    expectProblem(await get(ctx.owner.api, 'not-an-upload'), 404);
   });
 
   it('cannot be started by a stranger to the repository (404) or a viewer (403)', async () => {
-    expectProblem(await start(other.api, { folderId: repo.rootFolderId, name: 'x', size: 1 }), 404);
-    const shared = await newRepository(owner.api);
-    ensure(await owner.api.put(`/${shared.id}/members/${encodeURIComponent(other.sub)}`, { role: 'viewer' }), 201);
-    expectProblem(await start(other.api, { folderId: shared.rootFolderId, name: 'x', size: 1 }), 403);
+    expectProblem(await start(ctx.other.api, { folderId: ctx.repo.rootFolderId, name: 'x', size: 1 }), 404);
+    const shared = await newRepository(ctx.owner.api);
+    ensure(await ctx.owner.api.put(`/${shared.id}/members/${encodeURIComponent(ctx.other.sub)}`, { role: 'viewer' }), 201);
+    expectProblem(await start(ctx.other.api, { folderId: shared.rootFolderId, name: 'x', size: 1 }), 403);
   });
 
   it('completes only while its author may still write: demoted to viewer, 403, and the upload fails', async () => {
-    const shared = await newRepository(owner.api);
-    const member = (role: string) => owner.api.put(`/${shared.id}/members/${encodeURIComponent(other.sub)}`, { role });
+    const shared = await newRepository(ctx.owner.api);
+    const member = (role: string) => ctx.owner.api.put(`/${shared.id}/members/${encodeURIComponent(ctx.other.sub)}`, { role });
     ensure(await member('editor'), 201);
-    const started = await begin(other.api, { folderId: shared.rootFolderId, name: 'late.bin', size: PART + 1 });
+    const started = await begin(ctx.other.api, { folderId: shared.rootFolderId, name: 'late.bin', size: PART + 1 });
     await Promise.all([put(started.parts![0]!.url, bytes(PART)), put(started.parts![1]!.url, bytes(1))]);
     ensure(await member('viewer'), 200);
-    expectProblem(await complete(other.api, started.id), 403);
-    expect(ensure(await get(other.api, started.id), 200).body as Upload).toMatchObject({ status: 'failed', problem: { status: 403 } });
+    expectProblem(await complete(ctx.other.api, started.id), 403);
+    expect(ensure(await get(ctx.other.api, started.id), 200).body as Upload).toMatchObject({ status: 'failed', problem: { status: 403 } });
     expect(await objectExists(objectKeyOf(started))).toBe(false);
-    expectProblem(await owner.api.get(`/document/${started.documentId}`), 404);
+    expectProblem(await ctx.owner.api.get(`/document/${started.documentId}`), 404);
   });
 });
 
 describe('bad input changes nothing', () => {
   it('is refused with a clear problem', async () => {
-    const f = repo.rootFolderId;
-    expectValidationError(await start(owner.api, { folderId: f, documentId: f, size: 1 }), 'documentId');
-    expectValidationError(await start(owner.api, { size: 1 }), 'folderId');
-    expectValidationError(await start(owner.api, { folderId: f, size: 1 }), 'name');
-    expectValidationError(await start(owner.api, { folderId: f, name: 'a', size: -1 }), 'size');
-    expectValidationError(await start(owner.api, { folderId: f, name: 'a', size: 1.5 }), 'size');
-    expectValidationError(await start(owner.api, { folderId: f, name: 'a', size: 1, sha256: 'abc' }), 'sha256');
-    expectValidationError(await start(owner.api, { folderId: f, name: 'a/b', size: 1 }), 'name');
-    expectValidationError(await start(owner.api, { folderId: f, name: 'a', size: 1, extra: true }), 'extra');
-    expectProblem(await start(owner.api, { folderId: f, name: 'a', size: 5 * 1024 ** 4 + 1 }), 413);
-    const started = await begin(owner.api, { folderId: f, name: uniqueName('parts'), size: PART + 1 });
-    const parts = (body: unknown) => owner.api.post(`/uploads/${started.id}/parts`, body);
+    const f = ctx.repo.rootFolderId;
+    expectValidationError(await start(ctx.owner.api, { folderId: f, documentId: f, size: 1 }), 'documentId');
+    expectValidationError(await start(ctx.owner.api, { size: 1 }), 'folderId');
+    expectValidationError(await start(ctx.owner.api, { folderId: f, size: 1 }), 'name');
+    expectValidationError(await start(ctx.owner.api, { folderId: f, name: 'a', size: -1 }), 'size');
+    expectValidationError(await start(ctx.owner.api, { folderId: f, name: 'a', size: 1.5 }), 'size');
+    expectValidationError(await start(ctx.owner.api, { folderId: f, name: 'a', size: 1, sha256: 'abc' }), 'sha256');
+    expectValidationError(await start(ctx.owner.api, { folderId: f, name: 'a/b', size: 1 }), 'name');
+    expectValidationError(await start(ctx.owner.api, { folderId: f, name: 'a', size: 1, extra: true }), 'extra');
+    expectProblem(await start(ctx.owner.api, { folderId: f, name: 'a', size: 5 * 1024 ** 4 + 1 }), 413);
+    const started = await begin(ctx.owner.api, { folderId: f, name: uniqueName('parts'), size: PART + 1 });
+    const parts = (body: unknown) => ctx.owner.api.post(`/uploads/${started.id}/parts`, body);
     expectValidationError(await parts({ numbers: [] }), 'numbers');
     expectValidationError(await parts({ numbers: [0] }), 'numbers.0');
     expectValidationError(await parts({ numbers: [1, 1] }), 'numbers');
@@ -322,48 +315,52 @@ describe('bad input changes nothing', () => {
   });
 
   it('refuses a name taken in the folder at start (409)', async () => {
-    const folder = await newFolder(owner.api, repo.rootFolderId);
-    await newFolder(owner.api, folder.id, 'Taken');
-    expectProblem(await start(owner.api, { folderId: folder.id, name: 'TAKEN', size: 1 }), 409);
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
+    await newFolder(ctx.owner.api, folder.id, 'Taken');
+    expectProblem(await start(ctx.owner.api, { folderId: folder.id, name: 'TAKEN', size: 1 }), 409);
   });
 });
 
 describe('the quota', () => {
   it('refuses an upload that would pass it before any byte, and counts racing starts exactly', async () => {
-    const repository = await newRepository(owner.api);
+    const repository = await newRepository(ctx.owner.api);
     process.env.QUOTA_BYTES = String(10_000);
-    expectProblem(await start(owner.api, { folderId: repository.rootFolderId, name: 'big', size: 10_001 }), 409, upload('quota-exceeded'));
+    expectProblem(
+      await start(ctx.owner.api, { folderId: repository.rootFolderId, name: 'big', size: 10_001 }),
+      409,
+      upload('quota-exceeded'),
+    );
     // Ten starts of 3,000 bytes race for 10,000: exactly three fit.
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => start(owner.api, { folderId: repository.rootFolderId, name: `part-${i}`, size: 3_000 })),
+      Array.from({ length: 10 }, (_, i) => start(ctx.owner.api, { folderId: repository.rootFolderId, name: `part-${i}`, size: 3_000 })),
     );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
     for (const refused of answers.filter((a) => a.status !== 201)) expectProblem(refused, 409, upload('quota-exceeded'));
     // Cancelling one gives its bytes back.
     const one = answers.find((a) => a.status === 201)!.body as Upload;
-    ensure(await owner.api.delete(`/uploads/${one.id}`), 204);
-    ensure(await start(owner.api, { folderId: repository.rootFolderId, name: 'fits-now', size: 3_000 }), 201);
+    ensure(await ctx.owner.api.delete(`/uploads/${one.id}`), 204);
+    ensure(await start(ctx.owner.api, { folderId: repository.rootFolderId, name: 'fits-now', size: 3_000 }), 201);
   });
 });
 
 describe('expiry', () => {
   it('is 410 after it, its bytes are deleted by the sweeper, and bytes sent later make no version', async () => {
     process.env.UPLOAD_EXPIRY_SECONDS = '2';
-    const folder = await newFolder(owner.api, repo.rootFolderId);
-    const started = await begin(owner.api, { folderId: folder.id, name: 'late.bin', size: PART + 1 });
+    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
+    const started = await begin(ctx.owner.api, { folderId: folder.id, name: 'late.bin', size: PART + 1 });
     expect((await put(started.parts![0]!.url, bytes(PART))).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 2_100));
-    expectProblem(await get(owner.api, started.id), 410, upload('upload-expired'));
-    expectProblem(await complete(owner.api, started.id), 410, upload('upload-expired'));
-    expectProblem(await owner.api.post(`/uploads/${started.id}/parts`, { numbers: [2] }), 410, upload('upload-expired'));
-    expectProblem(await owner.api.delete(`/uploads/${started.id}`), 410, upload('upload-expired'));
+    expectProblem(await get(ctx.owner.api, started.id), 410, upload('upload-expired'));
+    expectProblem(await complete(ctx.owner.api, started.id), 410, upload('upload-expired'));
+    expectProblem(await ctx.owner.api.post(`/uploads/${started.id}/parts`, { numbers: [2] }), 410, upload('upload-expired'));
+    expectProblem(await ctx.owner.api.delete(`/uploads/${started.id}`), 410, upload('upload-expired'));
     const began = Date.now();
     await sweepNow({ graceSeconds: 0 });
     expect(Date.now() - began).toBeLessThan(30_000);
-    const { status } = ensure(await owner.api.get(`/${repo.id}`), 200);
+    const { status } = ensure(await ctx.owner.api.get(`/${ctx.repo.id}`), 200);
     expect(status).toBe(200);
     // The URL of part 2 expired with the upload.
     expect((await put(started.parts![1]!.url, bytes(1))).status).toBe(403);
-    expectProblem(await owner.api.get(`/document/${started.documentId}`), 404);
+    expectProblem(await ctx.owner.api.get(`/document/${started.documentId}`), 404);
   });
 });

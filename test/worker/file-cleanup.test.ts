@@ -16,11 +16,10 @@ import {
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
-  S3Client,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { BatchWriteCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConditionFailed, db, tableName, transactWrite } from '#core/db/client';
 import { deleteEverythingUnder, documentObjectsPrefix, repositoryObjectsPrefix } from '#core/files/objects';
 import { createDocument } from '#core/items/document';
@@ -35,46 +34,27 @@ import { type S3Action, workerFunction } from '#functions/routes';
 import { pruneRevisions } from '#functions/worker/housekeeping';
 import { runAsFunction } from '#lib/local/permissions';
 import { rawItem } from '#test/support/dynamodb';
-import { ensure, newDocument, newFolder, newRepository, newUser, type User } from '#test/support/http';
+import { useService } from '#test/support/fixture';
+import { ensure, newDocument, newFolder, newRepository, newUser } from '#test/support/http';
 import { expectInvariants, scanTable } from '#test/support/invariants';
-import { startTestService, type TestService } from '#test/support/service';
 
 // Seeding objects and waiting for the worker on a shared, busy machine.
 vi.setConfig({ testTimeout: 180_000 });
 
-let svc: TestService;
-let owner: User;
-/** The local runtime's own S3 client (every right): what the test seeds and inspects with. */
-let admin: S3Client;
-const Bucket = () => svc.s3.bucket;
-
-beforeAll(async () => {
-  svc = await startTestService();
-  owner = await newUser(svc);
-  admin = new S3Client({
-    endpoint: svc.s3.endpoint,
-    forcePathStyle: true,
-    region: svc.s3.region,
-    credentials: svc.s3.credentials,
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
-}, 60_000);
-afterAll(async () => {
-  admin?.destroy();
-  await svc?.stop();
-});
+/** `ctx.bucket`, the local runtime's own S3 client (every right), is what the test seeds and inspects with. */
+const ctx = useService({ seed: async (svc) => ({ owner: await newUser(svc) }) });
+const Bucket = () => ctx.svc.s3.bucket;
 
 const asWorker = <T>(work: () => Promise<T>) => runAsFunction(workerFunction, work);
 
 async function putObject(Key: string, size: number): Promise<void> {
-  await admin.send(new PutObjectCommand({ Bucket: Bucket(), Key, Body: randomBytes(size) }));
+  await ctx.bucket.send(new PutObjectCommand({ Bucket: Bucket(), Key, Body: randomBytes(size) }));
 }
 
 /** A multipart upload in progress at `Key`, with one part sent. */
 async function startUpload(Key: string): Promise<string> {
-  const { UploadId } = await admin.send(new CreateMultipartUploadCommand({ Bucket: Bucket(), Key }));
-  await admin.send(new UploadPartCommand({ Bucket: Bucket(), Key, UploadId, PartNumber: 1, Body: randomBytes(1024) }));
+  const { UploadId } = await ctx.bucket.send(new CreateMultipartUploadCommand({ Bucket: Bucket(), Key }));
+  await ctx.bucket.send(new UploadPartCommand({ Bucket: Bucket(), Key, UploadId, PartNumber: 1, Body: randomBytes(1024) }));
   return UploadId!;
 }
 
@@ -82,7 +62,7 @@ async function keysUnder(Prefix: string): Promise<string[]> {
   const keys: string[] = [];
   let ContinuationToken: string | undefined;
   do {
-    const page = await admin.send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix, ContinuationToken }));
+    const page = await ctx.bucket.send(new ListObjectsV2Command({ Bucket: Bucket(), Prefix, ContinuationToken }));
     keys.push(...(page.Contents ?? []).map((object) => object.Key!));
     ContinuationToken = page.NextContinuationToken;
   } while (ContinuationToken);
@@ -90,7 +70,7 @@ async function keysUnder(Prefix: string): Promise<string[]> {
 }
 
 async function uploadsUnder(Prefix: string): Promise<string[]> {
-  const page = await admin.send(new ListMultipartUploadsCommand({ Bucket: Bucket(), Prefix }));
+  const page = await ctx.bucket.send(new ListMultipartUploadsCommand({ Bucket: Bucket(), Prefix }));
   return (page.Uploads ?? []).map((upload) => upload.Key!);
 }
 
@@ -113,8 +93,8 @@ interface FileVersion {
  * items rewritten as a file document's, and each distinct object put in the bucket.
  */
 async function fileDocument(repositoryId: string, folderId: string, versions: FileVersion[]) {
-  const document = await newDocument(owner.api, folderId, { content: 'v1' });
-  for (let v = 2; v <= versions.length; v++) ensure(await owner.api.put('/document', { id: document.id, content: `v${v}` }), 200);
+  const document = await newDocument(ctx.owner.api, folderId, { content: 'v1' });
+  for (let v = 2; v <= versions.length; v++) ensure(await ctx.owner.api.put('/document', { id: document.id, content: `v${v}` }), 200);
   const prefix = documentObjectsPrefix(repositoryId, document.id);
   const objectKey = (v: number) => `${prefix}${versions[v - 1]!.objectId}`;
   const keptBytes = versions.reduce((sum, version) => sum + version.size, 0);
@@ -157,7 +137,7 @@ const itemsOf = async (documentId: string) => (await scanTable()).filter((item) 
 
 describe('purging a document', () => {
   it('deletes every object and upload under its prefix, then its items, and gives its keptBytes back to the usage once', async () => {
-    const repo = await newRepository(owner.api);
+    const repo = await newRepository(ctx.owner.api);
     // Three versions, two objects: version 3 restored version 1 (its content item repeats the object).
     const doc = await fileDocument(repo.id, repo.rootFolderId, [
       { objectId: 'one', size: 1_000 },
@@ -174,9 +154,9 @@ describe('purging a document', () => {
     expect(await keysUnder(doc.prefix)).toEqual([doc.objectKey(1), doc.objectKey(2)].sort());
     expect(await uploadsUnder(doc.prefix)).toEqual([upload]);
 
-    ensure(await owner.api.delete(`/document/${doc.id}`), 204);
-    ensure(await owner.api.delete(`/${repo.id}/trash/${doc.id}`), 204);
-    await svc.worker.settled();
+    ensure(await ctx.owner.api.delete(`/document/${doc.id}`), 204);
+    ensure(await ctx.owner.api.delete(`/${repo.id}/trash/${doc.id}`), 204);
+    await ctx.svc.worker.settled();
 
     expect(await keysUnder(doc.prefix)).toEqual([]);
     expect(await uploadsUnder(doc.prefix)).toEqual([]);
@@ -187,7 +167,7 @@ describe('purging a document', () => {
   });
 
   it('is safe to run again, or to cut short: each step repeated does nothing more, and the usage is released once', async () => {
-    const repo = await newRepository(owner.api);
+    const repo = await newRepository(ctx.owner.api);
     const doc = await fileDocument(repo.id, repo.rootFolderId, [
       { objectId: 'a', size: 300 },
       { objectId: 'b', size: 700 },
@@ -217,21 +197,21 @@ describe('purging a document', () => {
   });
 
   it('purges a folder’s documents with the folder (emptying the trash): no object left, their keptBytes released', async () => {
-    const repo = await newRepository(owner.api);
-    const folder = await newFolder(owner.api, repo.rootFolderId);
-    const inner = await newFolder(owner.api, folder.id);
+    const repo = await newRepository(ctx.owner.api);
+    const folder = await newFolder(ctx.owner.api, repo.rootFolderId);
+    const inner = await newFolder(ctx.owner.api, folder.id);
     const a = await fileDocument(repo.id, folder.id, [{ objectId: 'a1', size: 100 }]);
     const b = await fileDocument(repo.id, inner.id, [
       { objectId: 'b1', size: 200 },
       { objectId: 'b2', size: 300 },
     ]);
-    const text = await newDocument(owner.api, inner.id, { content: 'inline text' });
+    const text = await newDocument(ctx.owner.api, inner.id, { content: 'inline text' });
     const textKept = ((await rawItem(documentKey(text.id)))?.keptBytes as number | undefined) ?? 0;
     await setUsage(repo.id, 600 + textKept + 7);
-    ensure(await owner.api.delete(`/folder/${folder.id}?recursive=true`), 204);
-    await svc.worker.settled();
-    ensure(await owner.api.delete(`/${repo.id}/trash`), 204);
-    await svc.worker.settled();
+    ensure(await ctx.owner.api.delete(`/folder/${folder.id}?recursive=true`), 204);
+    await ctx.svc.worker.settled();
+    ensure(await ctx.owner.api.delete(`/${repo.id}/trash`), 204);
+    await ctx.svc.worker.settled();
 
     expect(await keysUnder(repositoryObjectsPrefix(repo.id))).toEqual([]);
     for (const id of [a.id, b.id, text.id]) expect(await itemsOf(id)).toEqual([]);
@@ -240,12 +220,12 @@ describe('purging a document', () => {
   });
 
   it('does not make the usage item again when the repository went first', async () => {
-    const repo = await newRepository(owner.api);
+    const repo = await newRepository(ctx.owner.api);
     const doc = await fileDocument(repo.id, repo.rootFolderId, [{ objectId: 'x', size: 50 }]);
     await db().send(new DeleteCommand({ TableName: tableName(), Key: usageKey(repo.id) }));
-    ensure(await owner.api.delete(`/document/${doc.id}`), 204);
-    ensure(await owner.api.delete(`/${repo.id}/trash/${doc.id}`), 204);
-    await svc.worker.settled();
+    ensure(await ctx.owner.api.delete(`/document/${doc.id}`), 204);
+    ensure(await ctx.owner.api.delete(`/${repo.id}/trash/${doc.id}`), 204);
+    await ctx.svc.worker.settled();
     expect(await keysUnder(doc.prefix)).toEqual([]);
     expect(await itemsOf(doc.id)).toEqual([]);
     expect(await rawItem(usageKey(repo.id))).toBeUndefined();
@@ -321,7 +301,7 @@ describe('pruning revisions', () => {
   it('takes the pruned sizes off keptBytes and the usage, and deletes an object only when no kept revision names it', async () => {
     const doc = await longHistory();
     await setDocument(doc, 102, doc.keptBytes, true);
-    await svc.worker.settled();
+    await ctx.svc.worker.settled();
 
     for (const v of [1, 2]) {
       expect(await rawItem(revisionKey(doc.id, v))).toBeUndefined();
@@ -345,7 +325,7 @@ describe('pruning revisions', () => {
     const document = { id: doc.id, repositoryId: doc.repositoryId, version: 102 };
     await asWorker(() => Promise.all([pruneRevisions(document), pruneRevisions(document)]));
     await asWorker(() => pruneRevisions(document));
-    await svc.worker.settled(); // the release-objects task, on the stream
+    await ctx.svc.worker.settled(); // the release-objects task, on the stream
 
     expect(await usageOf(doc.repositoryId)).toBe(doc.keptBytes + 1_000 - 64 - 128);
     expect((await rawItem(documentKey(doc.id)))?.keptBytes).toBe(doc.keptBytes - 64 - 128);
@@ -355,14 +335,14 @@ describe('pruning revisions', () => {
 
 describe('deleting a repository', () => {
   it('leaves no object, no multipart upload and no item of it', async () => {
-    const repo = await newRepository(owner.api);
-    const folder = await newFolder(owner.api, repo.rootFolderId);
+    const repo = await newRepository(ctx.owner.api);
+    const folder = await newFolder(ctx.owner.api, repo.rootFolderId);
     const doc = await fileDocument(repo.id, folder.id, [
       { objectId: 'p', size: 10 },
       { objectId: 'q', size: 20 },
     ]);
     const trashed = await fileDocument(repo.id, repo.rootFolderId, [{ objectId: 'r', size: 30 }]);
-    ensure(await owner.api.delete(`/document/${trashed.id}`), 204);
+    ensure(await ctx.owner.api.delete(`/document/${trashed.id}`), 204);
     // An upload session in progress: its item in the repository's partition, its multipart upload in the bucket.
     const uploadId = `${repo.id}${randomBytes(16).toString('base64url').slice(0, 22)}`;
     const objectKey = `${doc.prefix}${uploadId}`;
@@ -376,8 +356,8 @@ describe('deleting a repository', () => {
     await setUsage(repo.id, 65);
     expect((await keysUnder(repositoryObjectsPrefix(repo.id))).length).toBe(3);
 
-    ensure(await owner.api.delete(`/${repo.id}`), 204);
-    await svc.worker.settled();
+    ensure(await ctx.owner.api.delete(`/${repo.id}`), 204);
+    await ctx.svc.worker.settled();
 
     expect(await keysUnder(repositoryObjectsPrefix(repo.id))).toEqual([]);
     expect(await uploadsUnder(repositoryObjectsPrefix(repo.id))).toEqual([]);
@@ -437,14 +417,14 @@ describe('how long removing bytes takes (printed: numbers for docs/data-model.md
   });
 
   it('purges a document with 200 objects end to end (trash, purge, worker)', async () => {
-    const repo = await newRepository(owner.api);
+    const repo = await newRepository(ctx.owner.api);
     const doc = await fileDocument(repo.id, repo.rootFolderId, [{ objectId: 'first', size: 10 }]);
     const extra = Array.from({ length: 199 }, (_, i) => `${doc.prefix}extra-${i}`);
     for (let i = 0; i < extra.length; i += 25) await Promise.all(extra.slice(i, i + 25).map((key) => putObject(key, 1_024)));
-    ensure(await owner.api.delete(`/document/${doc.id}`), 204);
+    ensure(await ctx.owner.api.delete(`/document/${doc.id}`), 204);
     const started = performance.now();
-    ensure(await owner.api.delete(`/${repo.id}/trash/${doc.id}`), 204);
-    await svc.worker.settled();
+    ensure(await ctx.owner.api.delete(`/${repo.id}/trash/${doc.id}`), 204);
+    await ctx.svc.worker.settled();
     const ms = performance.now() - started;
     expect(await keysUnder(doc.prefix)).toEqual([]);
     console.info(`purge of a document with 200 objects, from DELETE to the worker settled: ${ms.toFixed(0)} ms`);

@@ -26,19 +26,18 @@ import { localClient } from '#lib/local/dynamodb-local';
 import { ensureIndexes } from '#lib/local/layout-version';
 import { enforcePermissions, runAsFunction } from '#lib/local/permissions';
 import { type StreamFeeder, startStreamFeeder } from '#lib/local/stream-feeder';
-import { createTestTable, useTestTable } from '#test/support/dynamodb';
+import { createTestTable } from '#test/support/dynamodb';
+import { useTable } from '#test/support/fixture';
 import { findViolations, scanTable } from '#test/support/invariants';
 
 type Item = Record<string, any>;
-let endpoint: string;
-let tableName: string;
+const table = useTable();
 const events: ChangeEvent[] = [];
 let n = 0;
 const newCaller = (): Caller => ({ userId: `sweeper-${Date.now()}-${n++}` });
 
 beforeAll(async () => {
-  ({ endpoint, tableName } = await useTestTable());
-  await ensureIndexes(endpoint, tableName);
+  await ensureIndexes(table.endpoint, table.tableName);
   process.env.LOG_LEVEL = 'SILENT';
   enforcePermissions(dynamodb());
   setEventSink(async (published) => {
@@ -65,12 +64,12 @@ async function sweepUntilIdle(): Promise<SweepReport[]> {
 
 /** The worker on this table's stream, from its first record, as the local runtime runs it. */
 async function streamWorker(): Promise<StreamFeeder> {
-  const client = localClient(endpoint);
+  const client = localClient(table.endpoint);
   try {
     return await startStreamFeeder(
       {
-        endpoint,
-        tableName,
+        endpoint: table.endpoint,
+        tableName: table.tableName,
         handler: async () => (event) => runAsFunction(workerFunction, () => streamHandler(event)),
         onFailure: (records, reason) => {
           throw new Error(`the worker gave up on ${records.length} record(s): ${reason}`);

@@ -7,7 +7,7 @@
  */
 
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localClient } from '#lib/local/dynamodb-local';
 import { loadLocalIssuer } from '#lib/local/jwt';
 import { defaultTableName } from '#lib/table';
-import { killEverythingOn, killHard, type Running, startService, waitUntilGone } from '#test/support/child-service';
+import { killHard, type Running, removeService, startService, waitUntilGone } from '#test/support/child-service';
 import { Api, ensure, type Folder, inBatches, listAll } from '#test/support/http';
 import { findViolations, scanTable } from '#test/support/invariants';
 
@@ -35,12 +35,7 @@ beforeAll(async () => {
   token = await (await loadLocalIssuer(dataDir)).issueToken('worker-restart-owner');
 }, 60_000);
 
-afterAll(async () => {
-  if (running) killHard(running);
-  killEverythingOn(dataDir);
-  if (running) await waitUntilGone(running, dataDir).catch(() => {});
-  await rm(dataDir, { recursive: true, force: true });
-}, 30_000);
+afterAll(() => removeService(running, dataDir), 30_000);
 
 /** Entries left in these folders' listings: how far a purge got, read straight from the table. */
 async function entriesLeft(endpoint: string, folders: readonly string[]): Promise<number> {

@@ -5,16 +5,16 @@
  * bundle sends; a profile in ~/.aws/credentials proves the rest of the chain is gone.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleHandler } from '#lib/bundling';
+import { useTempDir } from '#test/support/temp-dir';
 
 const run = promisify(execFile);
-const workdir = mkdtempSync(join(tmpdir(), 'credentials-'));
+const workdir = useTempDir('credentials-');
 const seen: IncomingHttpHeaders[] = [];
 let server: Server;
 let endpoint = '';
@@ -53,7 +53,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   server?.close();
-  rmSync(workdir, { recursive: true, force: true });
 });
 
 describe('credentials of a bundled handler', () => {
