@@ -12,7 +12,6 @@ import { readChanges } from '#core/items/change';
 import { createDocument } from '#core/items/document';
 import { createFolder } from '#core/items/folder';
 import { documentKey, documentPartition, folderKey, folderPartition, ITEM_SORT_KEY, type Key } from '#core/items/keys';
-import { putMember } from '#core/items/member';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
 import { trashDocument, trashFolder } from '#core/use-cases/trash';
@@ -191,7 +190,6 @@ export async function repositoryWithDocument(caller: Caller, name: string) {
   };
 }
 export const newRepository = (caller: Caller, name: string) => repository(caller, name);
-export const addMember = (caller: Caller, repositoryId: string, userId: string) => putMember(caller, repositoryId, userId, 'viewer');
 
 const captured = new AsyncLocalStorage<Item[]>();
 const CAPTURE = 'benchSeedCapture';

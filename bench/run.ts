@@ -17,19 +17,17 @@ import type { Results } from './results';
 import type { Bench, Scenario } from './scenario';
 import { capacity } from './scenarios/capacity';
 import { coldStart } from './scenarios/cold-start';
-import { conflicts } from './scenarios/conflicts';
 import { cost } from './scenarios/cost';
 import { feed } from './scenarios/feed';
 import { files } from './scenarios/files';
 import { lifecycle } from './scenarios/lifecycle';
 import { scale } from './scenarios/scale';
 import { sharing } from './scenarios/sharing';
-import { soak } from './scenarios/soak';
 import { throughput } from './scenarios/throughput';
 import type { ServiceHandlers } from './service';
 
-/** In this order: cost uses the bundles cold start made; the soak's invariant scan, last, covers what the others left. */
-const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, conflicts, lifecycle, files, soak];
+/** In this order: cost uses the bundles cold start made. */
+const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, files];
 const TABLE = 'documents-bench';
 /** The service's and the cost scenario's bundles' alike: a paging token or feed cursor made by one is good in the other. */
 const PAGING_TOKEN_SECRET = 'bench';

@@ -1,18 +1,16 @@
 /**
- * Scale of access: what one request costs, in latency and capacity, as a user's repositories and
- * a repository's members grow. GET /document/{id} by a user in 1 repository and by a user in
- * 1,000 (the same 1 KB document, in a repository of one member each time: the role is one
- * attribute of a small bucket item of the document's repository); GET /{id}/members of a
- * repository of 1,000 members and of one of 10, pages of 10, plus a page from the middle of the
- * 1,000. One request at a time, the cases taking turns (5 rounds). A service of its own in this
- * process, on the bench's DynamoDB Local (its own table), seeded with the store's own calls.
+ * Scale of access: what GET /document/{id} costs, in latency and capacity, by a user in 1
+ * repository and by a user in 1,000 (the same 1 KB document, in a repository of one member each
+ * time: the role is one attribute of a small bucket item of the document's repository). One
+ * request at a time, the cases taking turns (5 rounds). A service of its own in this process, on
+ * the bench's DynamoDB Local (its own table), seeded with the store's own calls.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HttpError } from '#core/errors';
 import type { Caller } from '#core/resources';
 import { startLocalService } from '#lib/local/service';
-import { addMember, newRepository, repositoryWithDocument } from '../fixture';
+import { newRepository, repositoryWithDocument } from '../fixture';
 import { latencies, median, quantile, type Request, round, send, sleep, type Target } from '../load';
 import { f } from '../markdown';
 import { operations, startRecording, stopRecording, unitsOf } from '../recorder';
@@ -20,8 +18,6 @@ import type { SharingCase, SharingResult } from '../results';
 import type { Scenario } from '../scenario';
 
 const MANY = 1_000;
-const FEW = 10;
-const PAGE = 10;
 const ROUNDS = 5;
 
 type Case = { label: string; target: Target; request: Request };
@@ -90,7 +86,7 @@ async function seed(count: number, call: (i: number) => Promise<unknown>): Promi
 
 export const sharing: Scenario = {
   name: 'sharing',
-  title: `scale of access: GET /document/{id} in 1 vs ${MANY} repositories, GET /{id}/members of ${MANY} vs ${FEW} members`,
+  title: `scale of access: GET /document/{id} in 1 vs ${MANY} repositories`,
   async run({ service: benchService, lambdaEnv, scratch, seconds, log }) {
     await benchService.settled(); // the bench's own service idle: it shares DynamoDB Local with this one
     const dataDir = join(scratch, 'sharing');
@@ -100,11 +96,7 @@ export const sharing: Scenario = {
     try {
       const as = async (caller: Caller): Promise<Target> => ({ url: service.url, token: await service.issueToken(caller.userId) });
       const started = performance.now();
-      const [one, many, owner]: Caller[] = [
-        { userId: 'in-one-repository' },
-        { userId: `in-${MANY}-repositories` },
-        { userId: 'owner-of-both' },
-      ];
+      const [one, many]: Caller[] = [{ userId: 'in-one-repository' }, { userId: `in-${MANY}-repositories` }];
       const once = async <T>(call: () => Promise<T>) => {
         let made: T | undefined;
         await seed(1, async () => (made = await call()));
@@ -113,20 +105,10 @@ export const sharing: Scenario = {
       const oneDocument = (await once(() => repositoryWithDocument(one!, 'Read here'))).documentId;
       const manyDocument = (await once(() => repositoryWithDocument(many!, 'Read here'))).documentId;
       await seed(MANY - 1, (i) => newRepository(many!, `Repository ${i + 1}`));
-      const crowd = await once(() => newRepository(owner!, 'Crowd'));
-      const few = await once(() => newRepository(owner!, 'Few'));
-      const memberId = (i: number) => `member-${String(i).padStart(4, '0')}`;
-      await seed(FEW - 1, (i) => addMember(owner!, few.id, memberId(i + 1)));
-      await seed(MANY - 1, (i) => addMember(owner!, crowd.id, memberId(i + 1)));
       await service.worker.settled(300_000);
       const seedSeconds = (performance.now() - started) / 1000;
-      log(`  seeded ${MANY} repositories of one user and ${MANY} members of one repository in ${f(seedSeconds, 0)} s`);
+      log(`  seeded ${MANY} repositories of one user in ${f(seedSeconds, 0)} s`);
 
-      const ownerTarget = await as(owner!);
-      const members = (id: string, token?: string, limit = PAGE) => `/${id}/members?limit=${limit}${token ? `&nextToken=${token}` : ''}`;
-      let token: string | undefined;
-      for (let i = 0; i < MANY / 2 / 100; i++)
-        token = (await send(ownerTarget, { method: 'GET', path: members(crowd.id, token, 100) })).body.nextToken;
       const [docOne, docMany] = await measure(
         [
           { label: 'in 1 repository', target: await as(one!), request: { method: 'GET', path: `/document/${oneDocument}` } },
@@ -134,19 +116,6 @@ export const sharing: Scenario = {
         ],
         seconds,
       );
-      const [membersFew, membersMany, membersDeep] = await measure(
-        [
-          { label: `${FEW} members`, target: ownerTarget, request: { method: 'GET', path: members(few.id) } },
-          { label: `${MANY} members`, target: ownerTarget, request: { method: 'GET', path: members(crowd.id) } },
-          {
-            label: `${MANY} members, page at ${MANY / 2}`,
-            target: ownerTarget,
-            request: { method: 'GET', path: members(crowd.id, token) },
-          },
-        ],
-        seconds,
-      );
-      const worse = (a: SharingCase, b: SharingCase, key: 'p50' | 'rru') => Math.max(a[key], b[key]);
       const result: SharingResult = {
         document: {
           one: docOne!,
@@ -154,19 +123,9 @@ export const sharing: Scenario = {
           latencyRatio: round(docMany!.p50 / docOne!.p50, 3),
           capacityRatio: round(docMany!.rru / docOne!.rru, 3),
         },
-        members: {
-          few: membersFew!,
-          many: membersMany!,
-          deep: membersDeep!,
-          latencyRatio: round(worse(membersMany!, membersDeep!, 'p50') / membersFew!.p50, 3),
-          capacityRatio: round(worse(membersMany!, membersDeep!, 'rru') / membersFew!.rru, 3),
-          pageSize: PAGE,
-        },
         seedSeconds,
       };
-      log(
-        `  document ${f(result.document.latencyRatio)}× / ${f(result.document.capacityRatio)}×, members ${f(result.members.latencyRatio)}× / ${f(result.members.capacityRatio)}×`,
-      );
+      log(`  latency ${f(result.document.latencyRatio)}×, capacity ${f(result.document.capacityRatio)}×`);
       return { sharing: result };
     } finally {
       await service.stop();
