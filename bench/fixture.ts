@@ -21,11 +21,9 @@ import { sum } from './load';
 export interface Fixture {
   caller: Caller;
   repositoryId: string;
-  /** A 1 KB document and 99 more: the list the throughput runs read. */
+  /** A 1 KB document, 99 more and ten sub folders: what the reads read. */
   folderId: string;
   documentId: string;
-  /** Ten sub folders, for GET /folder/{id}/folders. */
-  parentId: string;
   /** Where writes go: creates land here; 10 documents deleted from it fill GET /{id}/trash's page. */
   writeFolderId: string;
   /** Where PUT /folder (move) moves folders made in the write folder: beside it, so at the same depth. */
@@ -48,15 +46,14 @@ export async function makeFixture(caller: Caller): Promise<Fixture> {
   const { id: repositoryId, rootFolderId } = await repository(caller, 'Bench');
   const { cursor: feedCursor } = await readChanges(caller, repositoryId, { cursor: 'latest', limit: 1 });
   const folderId = await folder(caller, rootFolderId, 'Read');
-  const parentId = await folder(caller, rootFolderId, 'Parent');
-  for (let i = 0; i < 10; i++) await folder(caller, parentId, `Child ${i}`);
+  for (let i = 0; i < 10; i++) await folder(caller, folderId, `Child ${i}`);
   const document = await createDocument(caller, { folderId, name: 'one-kb.txt', content: oneKb(), contentType: 'text/plain' });
   await seedDocuments(caller, folderId, 99, 'listed-');
   const writeFolderId = await folder(caller, rootFolderId, 'Write');
   for (const id of await seedDocuments(caller, writeFolderId, 10, 'trashed-')) await trashDocument(caller, id, {});
   const moveTargetId = await folder(caller, rootFolderId, 'Moved here');
   const bigFolderId = await folder(caller, rootFolderId, 'Big');
-  return { caller, repositoryId, folderId, documentId: document.id, parentId, writeFolderId, moveTargetId, bigFolderId, feedCursor };
+  return { caller, repositoryId, folderId, documentId: document.id, writeFolderId, moveTargetId, bigFolderId, feedCursor };
 }
 
 /** What one call of an endpoint changes (endpoints.ts: `targets`), made with the store's own calls, in the write folder. */

@@ -9,8 +9,14 @@ import type { Latency } from './results';
 export interface Request {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
+  /** A JSON body, or a raw one with its media type. */
   body?: unknown;
+  raw?: { body: string; contentType: string };
 }
+
+/** What goes on the wire: the content type and the body's text. */
+export const wire = ({ body, raw }: Request) =>
+  raw ?? (body === undefined ? undefined : { body: JSON.stringify(body), contentType: 'application/json' });
 
 export interface Target {
   url: string;
@@ -37,11 +43,11 @@ export const summarize = (latencies: number[], seconds: number, errors: number):
 
 /** One request, its status and parsed body. */
 export async function send({ url, token }: Target, request: Request): Promise<{ status: number; body: any }> {
-  const json = request.body !== undefined;
+  const sent = wire(request);
   const response = await fetch(url + request.path, {
     method: request.method,
-    headers: { authorization: `Bearer ${token}`, ...(json ? { 'content-type': 'application/json' } : {}) },
-    body: json ? JSON.stringify(request.body) : undefined,
+    headers: { authorization: `Bearer ${token}`, ...(sent ? { 'content-type': sent.contentType } : {}) },
+    body: sent?.body,
   });
   const text = await response.text();
   const isJson = /json/.test(response.headers.get('content-type') ?? '');
@@ -53,11 +59,13 @@ export function hammer(target: Target, next: () => Request, status: number, conn
   const samples: number[] = [];
   let wrong = 0;
   return new Promise<{ samples: number[]; latency: Latency }>((resolve, reject) => {
-    const setupRequest = (request: autocannon.Request) => {
-      const { method, path, body } = next();
-      return { ...request, method, path, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+    const headers = { authorization: `Bearer ${target.token}` };
+    const setupRequest = (defaults: autocannon.Request) => {
+      const request = next();
+      const sent = wire(request);
+      const body = sent && { body: sent.body, headers: { ...headers, 'content-type': sent.contentType } };
+      return { ...defaults, method: request.method, path: request.path, ...body };
     };
-    const headers = { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' };
     const instance = autocannon(
       { url: target.url, connections, duration: seconds, headers, requests: [{ setupRequest }] },
       (error, result) =>

@@ -46,7 +46,7 @@ const handlers = {
   /** One direct store call, recorded: what the baseline sends for an endpoint. */
   async recordStoreCall(name: string, call: Call) {
     startRecording();
-    const stored = endpointNamed(name).store(fixture, call);
+    const stored = endpointNamed(name).store!(fixture, call);
     await stored.catch(() => {});
     const recorded = stopRecording();
     await stored;
@@ -57,7 +57,7 @@ const handlers = {
     const endpoint = endpointNamed(name);
     const call = await callsOf(endpoint, count, (kind, n) => makeTargets(fixture, kind, n));
     let n = 0;
-    next = () => endpoint.store(fixture, call(n++));
+    next = () => endpoint.store!(fixture, call(n++));
   },
   /** The prepared store call in a closed loop. */
   storeLoad: (concurrency: number, seconds: number) => closedLoop(next, concurrency, seconds),
