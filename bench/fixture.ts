@@ -16,7 +16,6 @@ import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
 import { trashDocument, trashFolder } from '#core/use-cases/trash';
 import { startUpload } from '#core/use-cases/uploads';
-import { sum } from './load';
 
 export interface Fixture {
   caller: Caller;
@@ -139,13 +138,9 @@ export async function makeTree(caller: Caller, name: string, shape: { levels: nu
  * the trash), `clear` or `gone`; with `leftovers`, also the items left in their partitions.
  */
 export async function treeState(tree: Tree, options: { leftovers?: boolean } = {}) {
-  const marks = async (keys: { PK: string; SK: string }[]) => {
+  const marks = async (keys: Key[]) => {
     const found: (Item | undefined)[] = [];
-    for (let i = 0; i < keys.length; i += 800) {
-      const chunks = Array.from({ length: 8 }, (_, j) => keys.slice(i + j * 100, i + (j + 1) * 100)).filter((c) => c.length > 0);
-      const lookups = await Promise.all(chunks.map((chunk) => getItems(chunk)));
-      for (const [j, chunk] of chunks.entries()) found.push(...chunk.map(lookups[j]!));
-    }
+    for (let i = 0; i < keys.length; i += 100) found.push(...keys.slice(i, i + 100).map(await getItems(keys.slice(i, i + 100))));
     const count = (test: (item: Item | undefined) => boolean) => found.filter(test).length;
     return {
       marked: count((i) => i?.trash !== undefined),
@@ -161,19 +156,16 @@ export async function treeState(tree: Tree, options: { leftovers?: boolean } = {
   };
   if (!options.leftovers) return state;
   const partitions = [...[tree.root, ...tree.folders].map(folderPartition), ...tree.documents.map(documentPartition)];
-  const count = async (pk: string) =>
-    (
-      await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          Select: 'COUNT',
-        }),
-      )
-    ).Count ?? 0;
-  for (let i = 0; i < partitions.length; i += 16)
-    state.leftovers += sum(await Promise.all(partitions.slice(i, i + 16).map(count)), (n) => n);
+  const count = async (PK: string) => {
+    const query = {
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': PK },
+      Select: 'COUNT' as const,
+    };
+    state.leftovers += (await db().send(new QueryCommand(query))).Count ?? 0;
+  };
+  for (let i = 0; i < partitions.length; i += 16) await Promise.all(partitions.slice(i, i + 16).map(count));
   return state;
 }
 

@@ -82,6 +82,16 @@ export async function latencies(target: Target, request: Request, seconds: numbe
   return samples;
 }
 
+/** The requests' latencies, one at a time, taking turns for `rounds` rounds so that drift hits all alike (after a warm-up). */
+export async function takingTurns(cases: { target: Target; request: Request }[], rounds: number, seconds: number) {
+  const samples = cases.map(() => [] as number[]);
+  for (const c of cases) await latencies(c.target, c.request, 1);
+  for (let turn = 0; turn < rounds; turn++)
+    for (const [i, c] of cases.entries()) samples[i]!.push(...(await latencies(c.target, c.request, Math.max(1, seconds / 2))));
+  return samples;
+}
+export const stats = (s: number[]) => ({ p50: round(median(s), 3), p99: round(quantile(s, 0.99), 3), samples: s.length });
+
 export async function closedLoop(call: () => Promise<unknown>, concurrency: number, seconds: number): Promise<Latency> {
   const samples: number[] = [];
   let errors = 0;
