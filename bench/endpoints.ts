@@ -8,7 +8,6 @@
  * without HTTP, JWT, middy or validation (the baseline). Every scenario reads this list.
  */
 import type { ExampleRequest, Scene } from '#core/http/operation';
-import { readChanges } from '#core/items/change';
 import { createDocument, getDocument, updateDocument } from '#core/items/document';
 import { getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
 import { aclBucket } from '#core/items/keys';
