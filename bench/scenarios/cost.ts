@@ -53,6 +53,14 @@ export const cost: Scenario = {
   title: 'warm CPU per call of every function, for the cost per million calls',
   async run({ service, fixture, scratch, lambdaEnv, log }) {
     const bundles = await bundleAll(join(scratch, 'cost-bundles'));
+    // The file bucket: the S3 emulator in the service process, signed with its credentials.
+    const { bucket, endpoint: s3Endpoint, credentials } = await service.bucket();
+    const s3Env = {
+      BUCKET_NAME: bucket,
+      S3_ENDPOINT: s3Endpoint,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    };
     const durations: DurationRow[] = [];
     for (const endpoint of endpoints) {
       const { warmUp, measured } = endpoint.name.startsWith('GET ') ? CALLS.read : CALLS.write;
@@ -78,7 +86,7 @@ export const cost: Scenario = {
         files.out,
         String(warmUp),
       ];
-      const env = { PATH: process.env.PATH ?? '', MEMORY: String(memorySizeOf(route)), ...lambdaEnv };
+      const env = { PATH: process.env.PATH ?? '', MEMORY: String(memorySizeOf(route)), ...lambdaEnv, ...s3Env };
       await promisify(execFile)(process.execPath, args, { env, maxBuffer: 256 * 1024 * 1024 }); // INFO logs, a line per call
       const run: { firstMs: number; calls: [number, number, number][]; cpuTotalMs: number } = JSON.parse(await readFile(files.out, 'utf8'));
       const wrong = [...new Set(run.calls.filter(([status]) => status !== statusOf(endpoint)).map(([status]) => status))];
