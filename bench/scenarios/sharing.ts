@@ -21,8 +21,8 @@ const MANY = 1_000;
 
 /**
  * `count` calls, 4 at a time; a call the store gave up on (503: racing changes) or DynamoDB Local
- * did not answer in time (a busy machine) is made again. A timed-out create may have committed:
- * once one has, a create refused at the limit (409 `repository-limit`) counts as done.
+ * did not answer in time, or was still busy with (a busy machine), is made again. Such a create may
+ * have committed: once one was, a create refused at the limit (409 `repository-limit`) counts as done.
  */
 async function seed(count: number, call: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -35,7 +35,7 @@ async function seed(count: number, call: (i: number) => Promise<unknown>): Promi
           break;
         } catch (error) {
           if (timedOut && error instanceof HttpError && error.kind === 'repository-limit') break;
-          const late = error instanceof Error && error.name === 'TimeoutError';
+          const late = error instanceof Error && ['TimeoutError', 'TransactionInProgressException'].includes(error.name);
           timedOut ||= late;
           if (!(late || (error instanceof HttpError && error.status === 503)) || attempt >= 10) throw error;
         }
