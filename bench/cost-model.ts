@@ -1,14 +1,14 @@
 /**
- * What a call costs on AWS, from what the bench measured: the prices, the dollars per million
- * calls of each endpoint at the memory size configured now (lib/function-settings.ts), and the
- * memory size the model would choose for the reads and for the writes.
+ * What a call costs on AWS, from what the bench measured: the prices, and the dollars per million
+ * calls of each endpoint (and of file uploads and downloads) at the memory size configured now
+ * (lib/function-settings.ts).
  *
  * On Lambda a function gets a share of a vCPU proportional to its memory (1 vCPU at 1,769 MB):
  * the CPU a call measured here is scaled by 1,769 / memory, the wait for DynamoDB kept as
  * measured; Lambda bills whole milliseconds, and the init of a cold start too.
  */
 import { memorySizeOf, memorySizes } from '#lib/function-settings';
-import type { CapacityRow, ColdStartRow, DurationRow } from './results';
+import type { CapacityRow, DurationRow } from './results';
 
 /**
  * AWS list prices: us-east-1, on-demand, no free tier, no savings plans. Checked on the date
@@ -79,46 +79,6 @@ export function costs(durations: DurationRow[], capacity: CapacityRow[]): CostRo
     const total = parts.httpApi + parts.lambdaRequests + parts.lambdaDuration + parts.dynamodb;
     return { endpoint: row.endpoint, memorySize, billedMs: Math.ceil(ms), readUnits: units.read, writeUnits: units.write, ...parts, total };
   });
-}
-
-/**
- * The memory sizes the model prices, and the latency it chooses within: the handler's own time
- * per call at the 99th percentile (its CPU at the size's share; DynamoDB's wait is the same at
- * every size, and DynamoDB Local's is not AWS's) within 100 ms, which keeps a request on AWS
- * well under the ~200 ms at which a person notices a wait, and a cold module load within 1 s.
- * Within it, cost decides; `coldShare` of calls start a new execution environment.
- */
-export const MEMORY_MODEL = { sizes: [128, 256, 512, 768, 1024, 1536, MB_PER_VCPU], handlerP99Ms: 100, coldLoadMs: 1000, coldShare: 0.01 };
-
-export type Kind = 'read' | 'write';
-export interface KindChoice {
-  /** Functions of the kind; per size, their Lambda dollars per million calls of each, summed, and whether every one is within. */
-  functions: number;
-  sizes: { mb: number; dollars: number; within: boolean }[];
-  /** The cheapest size at which every one is within (the largest, if none is), and the one configured. */
-  mb: number;
-  configured: number;
-}
-
-/** One size for the reads (GET) and one for the writes, as lib/function-settings.ts configures them. */
-export function memoryChoices(durations: DurationRow[], coldStart: ColdStartRow[]): Record<Kind, KindChoice> {
-  const functions = durations.filter((row, i) => durations.findIndex((other) => other.route === row.route) === i);
-  const choose = (kind: Kind): KindChoice => {
-    const mine = functions.filter((row) => row.endpoint.startsWith('GET ') === (kind === 'read'));
-    const sizes = MEMORY_MODEL.sizes.map((mb) => {
-      const scale = Math.max(1, MB_PER_VCPU / mb);
-      const each = mine.map((row) => {
-        const coldMs = (coldStart.find((c) => c.name === row.route)?.loadMs ?? 0) * scale;
-        const dollars = lambdaDollars(mb, lambdaMs(row, mb)) + MEMORY_MODEL.coldShare * lambdaDollars(mb, coldMs);
-        return { dollars, within: row.cpuP99 * scale <= MEMORY_MODEL.handlerP99Ms && coldMs <= MEMORY_MODEL.coldLoadMs };
-      });
-      return { mb, dollars: each.reduce((sum, f) => sum + f.dollars, 0), within: each.every((f) => f.within) };
-    });
-    const within = sizes.filter((size) => size.within);
-    const mb = within.length ? within.reduce((a, b) => (b.dollars < a.dollars ? b : a)).mb : sizes.at(-1)!.mb;
-    return { functions: mine.length, sizes, mb, configured: memorySizeOf(mine[0]?.route ?? '') };
-  };
-  return { read: choose('read'), write: choose('write') };
 }
 
 /** Dollars per file operation: the API calls (priced as above), the Lambda time checking the bytes, the bucket's requests. */

@@ -1,27 +1,22 @@
 /**
- * Every endpoint the bench measures, one entry each: its HTTP request; the same work as a direct
- * store call (the baseline: no HTTP, JWT, middy or validation); the status it must answer; the
- * least it could do (the round trips, and the item kinds of bench/recorder.ts it cannot avoid
- * reading and writing: why each is needed, docs/data-model.md). Every scenario reads this list.
+ * Every endpoint the bench measures, one entry each: the least it could do (its round trips, and
+ * the item kinds of bench/recorder.ts it cannot avoid reading and writing: why each is needed,
+ * docs/data-model.md) and what its calls change. Its request is its handler module's example
+ * (`operation.example`, lib/examples.ts) on the bench's scene, answered with the example's status;
+ * an entry gives its own request only for a variant, or where the bench wants a 1 KB body. The
+ * endpoints of the throughput table also give their store call: the same work made directly,
+ * without HTTP, JWT, middy or validation (the baseline). Every scenario reads this list.
  */
-
-import { readChanges } from '#core/items/change';
+import type { ExampleRequest, Scene } from '#core/http/operation';
 import { createDocument, getDocument, updateDocument } from '#core/items/document';
-import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
+import { getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
 import { aclBucket } from '#core/items/keys';
-import { listMembers, putMember, removeMember } from '#core/items/member';
-import { createRepository, deleteRepository, getRepository, listRepositories, updateRepository } from '#core/items/repository';
-import { listTrash } from '#core/items/trash';
+import { getRepository, listRepositories } from '#core/items/repository';
 import { DEFAULT_PAGE_SIZE } from '#core/requests';
-import { documentContent, putContent, revisionContent } from '#core/use-cases/content';
-import { getDocumentPath } from '#core/use-cases/document-path';
-import { completeUpload } from '#core/use-cases/finish-upload';
-import { updateFolder } from '#core/use-cases/move-folder';
-import { emptyTrash, purgeFromTrash } from '#core/use-cases/purge';
-import { restoreFromTrash } from '#core/use-cases/restore';
-import { getRevision, listRevisions, restoreRevision } from '#core/use-cases/revisions';
-import { trashDocument, trashFolder } from '#core/use-cases/trash';
-import { cancelUpload, getUpload, partUrls, startUpload } from '#core/use-cases/uploads';
+import { trashDocument } from '#core/use-cases/trash';
+import { routes } from '#functions/routes';
+import { exampleCall, exampleStatus } from '#lib/examples';
+import { loadOperations } from '#lib/openapi/document';
 import { type Fixture, oneKb, type TargetKind } from './fixture';
 import type { Request } from './load';
 
@@ -34,341 +29,181 @@ export interface Call {
 export interface Endpoint {
   /** `METHOD /route`, plus a variant in parentheses when a route is measured twice. */
   name: string;
-  status: number;
   minimum: { roundTrips: number; reads: string[]; writes: string[] };
-  /** Requests/s and latency against the direct store call, at 1 and 32 connections. */
-  throughput?: boolean;
   /** What the calls change, made before a run: one of `kind` for each call, or with `pool` that many, taken in turn. */
   targets?: { kind: TargetKind; pool?: number };
-  http(f: Fixture, call: Call): Request;
-  store(f: Fixture, call: Call): Promise<unknown>;
+  /** Its own request, instead of the example's; its own status, instead of the example's. */
+  request?: (scene: Scene, f: Fixture) => ExampleRequest;
+  status?: number;
+  /** The baseline of the throughput table (only its endpoints have one). */
+  store?: (f: Fixture, call: Call) => Promise<unknown>;
 }
 
-type More = Pick<Endpoint, 'throughput' | 'targets'>;
-const expect = (status: number, roundTrips: number, reads: string[], writes: string[] = [], more: More = {}) => ({
-  status,
-  minimum: { roundTrips, reads, writes },
-  ...more,
-});
+const least = (roundTrips: number, reads: string[], writes: string[] = []) => ({ roundTrips, reads, writes });
 /** A change of a document: read it (its entry and name are known only then) with the caller's role, then the transaction. */
-const change = (status: number, writes: string[], more: More = {}, reads = ['document', 'role']) => expect(status, 2, reads, writes, more);
-const get = (path: string): Request => ({ method: 'GET', path });
-const post = (path: string, body?: unknown): Request => ({ method: 'POST', path, body });
-const put = (path: string, body: unknown): Request => ({ method: 'PUT', path, body });
-const del = (path: string): Request => ({ method: 'DELETE', path });
-const unique = (n: number) => `${process.hrtime.bigint().toString(36)}-${n}`;
+const change = (writes: string[], reads = ['document', 'role']) => least(2, reads, writes);
 const page = { limit: DEFAULT_PAGE_SIZE };
 const LISTED = ['folder', 'role', 'entry'];
 const TRASH_READS = ['document', 'folder', 'repository', 'role'];
 const MEMBER_WRITES = ['member', 'membership', 'profile', 'repository', 'role', 'role', 'change'];
-const newDocument = (f: Fixture, n: number) => ({
-  folderId: f.writeFolderId,
-  name: `doc-${unique(n)}.txt`,
+const newDocument = (folderId: string, unique: string) => ({
+  folderId,
+  name: `doc-${unique}.txt`,
   content: oneKb(),
   contentType: 'text/plain',
 });
-/** Call n's member: never in the caller's role bucket, so every member write touches two role items. */
-function memberOf(f: Fixture, n: number): string {
-  for (let k = 0; ; k++) {
-    const userId = `bench-member-${n}${k === 0 ? '' : `-${k}`}`;
-    if (aclBucket(userId) !== aclBucket(f.caller.userId)) return userId;
-  }
-}
 
 export const endpoints: Endpoint[] = [
+  { name: 'GET /', minimum: least(2, ['membership', 'repository']), store: (f) => listRepositories(f.caller, page) },
+  { name: 'POST /', minimum: least(1, [], ['repository', 'folder', 'role', 'member', 'membership', 'profile']) },
+  { name: 'GET /{id}', minimum: least(1, ['repository', 'role']), store: (f) => getRepository(f.caller, f.repositoryId) },
   {
-    name: 'GET /',
-    ...expect(200, 2, ['membership', 'repository'], [], { throughput: true }),
-    http: () => get('/'),
-    store: (f) => listRepositories(f.caller, page),
-  },
-  {
-    name: 'POST /',
-    ...expect(201, 1, [], ['repository', 'folder', 'role', 'member', 'membership', 'profile']),
-    http: (_, { n }) => post('/', { name: `Repository ${unique(n)}`, description: '' }),
-    store: (f, { n }) => createRepository(f.caller, { name: `Repository ${unique(n)}`, description: '' }),
-  },
-  {
-    name: 'GET /{id}',
-    ...expect(200, 1, ['repository', 'role'], [], { throughput: true }),
-    http: (f) => get(`/${f.repositoryId}`),
-    store: (f) => getRepository(f.caller, f.repositoryId),
-  },
-  // Renamed in turn: a user may be in at most 1,000 repositories.
-  {
+    // A rename (a user may be in at most 1,000 repositories: renamed in turn).
     name: 'PUT /{id}',
-    ...expect(200, 2, ['repository', 'role', 'member'], ['repository', 'folder', 'membership', 'membership', 'member', 'role', 'change'], {
-      targets: { kind: 'repository', pool: 50 },
-    }),
-    http: (_, { n, target }) => put(`/${target}`, { name: `Renamed ${unique(n)}` }),
-    store: (f, { n, target }) => updateRepository(f.caller, target, { name: `Renamed ${unique(n)}` }, {}),
+    minimum: least(2, ['repository', 'role', 'member'], ['repository', 'folder', 'membership', 'membership', 'member', 'role', 'change']),
+    targets: { kind: 'repository', pool: 50 },
+    request: (s) => ({ params: { id: s.repository }, body: { name: `Renamed ${s.unique}` } }),
   },
   {
     name: 'DELETE /{id}',
-    ...expect(204, 2, ['repository', 'role', 'member'], ['repository', 'role', 'member', 'membership', 'profile', 'task'], {
-      targets: { kind: 'repository' },
-    }),
-    http: (_, { target }) => del(`/${target}`),
-    store: (f, { target }) => deleteRepository(f.caller, target, {}),
+    minimum: least(2, ['repository', 'role', 'member'], ['repository', 'role', 'member', 'membership', 'profile', 'task']),
+    targets: { kind: 'repository' },
   },
-  {
-    name: 'GET /{id}/folder',
-    ...expect(200, 1, ['folder', 'role'], [], { throughput: true }),
-    http: (f) => get(`/${f.repositoryId}/folder`),
-    store: (f) => getRootFolder(f.caller, f.repositoryId),
-  },
-  {
-    name: 'GET /folder/{id}',
-    ...expect(200, 1, ['folder', 'role'], [], { throughput: true }),
-    http: (f) => get(`/folder/${f.folderId}`),
-    store: (f) => getFolder(f.caller, f.folderId),
-  },
-  {
-    name: 'POST /folder',
-    ...expect(201, 2, ['folder', 'role'], ['folder', 'role', 'folder', 'entry', 'entry', 'change']),
-    http: (f, { n }) => post('/folder', { parentId: f.writeFolderId, name: `Folder ${unique(n)}` }),
-    store: (f, { n }) => createFolder(f.caller, { parentId: f.writeFolderId, name: `Folder ${unique(n)}` }),
-  },
-  {
-    name: 'GET /folder/{id}/folders',
-    ...expect(200, 1, LISTED, [], { throughput: true }),
-    http: (f) => get(`/folder/${f.parentId}/folders`),
-    store: (f) => listFolders(f.caller, f.parentId, page),
-  },
-  {
-    name: 'GET /folder/{id}/documents',
-    ...expect(200, 1, LISTED, [], { throughput: true }),
-    http: (f) => get(`/folder/${f.folderId}/documents?limit=50`),
-    store: (f) => listDocuments(f.caller, f.folderId, { limit: 50 }),
-  },
+  { name: 'GET /{id}/folder', minimum: least(1, ['folder', 'role']), store: (f) => getRootFolder(f.caller, f.repositoryId) },
+  { name: 'GET /folder/{id}', minimum: least(1, ['folder', 'role']), store: (f) => getFolder(f.caller, f.folderId) },
+  { name: 'POST /folder', minimum: least(2, ['folder', 'role'], ['folder', 'role', 'folder', 'entry', 'entry', 'change']) },
+  { name: 'GET /folder/{id}/folders', minimum: least(1, LISTED), store: (f) => listFolders(f.caller, f.folderId, page) },
+  { name: 'GET /folder/{id}/documents', minimum: least(1, LISTED), store: (f) => listDocuments(f.caller, f.folderId, page) },
   {
     name: 'PUT /folder (rename)',
-    ...expect(200, 2, ['folder', 'role'], ['folder', 'folder', 'role', 'entry', 'entry', 'entry', 'change'], {
-      targets: { kind: 'folder' },
-    }),
-    http: (_, { n, target }) => put('/folder', { id: target, name: `Renamed ${unique(n)}` }),
-    store: (f, { n, target }) => updateFolder(f.caller, { id: target, name: `Renamed ${unique(n)}` }, {}),
+    minimum: least(2, ['folder', 'role'], ['folder', 'folder', 'role', 'entry', 'entry', 'entry', 'change']),
+    targets: { kind: 'folder' },
   },
   {
     name: 'PUT /folder (move)',
-    ...expect(200, 2, ['folder', 'role', 'folder', 'entry'], ['folder', 'folder', 'folder', 'role', 'entry', 'entry', 'entry', 'change'], {
-      targets: { kind: 'folder' },
-    }),
-    http: (f, { target }) => put('/folder', { id: target, parentId: f.moveTargetId }),
-    store: (f, { target }) => updateFolder(f.caller, { id: target, parentId: f.moveTargetId }, {}),
+    minimum: least(2, ['folder', 'role', 'folder', 'entry'], ['folder', 'folder', 'folder', 'role', 'entry', 'entry', 'entry', 'change']),
+    targets: { kind: 'folder' },
+    request: (s, f) => ({ body: { id: s.folder, parentId: f.moveTargetId } }),
   },
   {
     name: 'DELETE /folder/{id}',
-    ...expect(204, 2, ['folder', 'role', 'entry'], ['folder', 'entry', 'folder', 'trash record', 'role', 'task', 'change'], {
-      targets: { kind: 'folder' },
-    }),
-    http: (_, { target }) => del(`/folder/${target}`),
-    store: (f, { target }) => trashFolder(f.caller, target, {}, { recursive: false }),
+    minimum: least(2, ['folder', 'role', 'entry'], ['folder', 'entry', 'folder', 'trash record', 'role', 'task', 'change']),
+    targets: { kind: 'folder' },
   },
   {
     name: 'DELETE /folder/{id} (recursive, with content)',
-    ...expect(204, 2, ['folder', 'role'], ['folder', 'entry', 'folder', 'trash record', 'role', 'task', 'change'], {
-      targets: { kind: 'folder with a document' },
-    }),
-    http: (_, { target }) => del(`/folder/${target}?recursive=true`),
-    store: (f, { target }) => trashFolder(f.caller, target, {}, { recursive: true }),
+    minimum: least(2, ['folder', 'role'], ['folder', 'entry', 'folder', 'trash record', 'role', 'task', 'change']),
+    targets: { kind: 'folder with a document' },
+    request: (s) => ({ params: { id: s.folder }, query: { recursive: 'true' } }),
   },
+  { name: 'GET /document/{id}', minimum: least(1, ['document', 'role']), store: (f) => getDocument(f.caller, f.documentId) },
+  // Inline text: the document, its current content and the caller's role in one read.
+  { name: 'GET /document/{id}/content', minimum: least(1, ['document', 'role', 'current content']) },
   {
-    name: 'GET /document/{id}',
-    ...expect(200, 1, ['document', 'role'], [], { throughput: true }),
-    http: (f) => get(`/document/${f.documentId}`),
-    store: (f) => getDocument(f.caller, f.documentId),
-  },
-  {
-    // Inline text: the document, its current content and the caller's role in one read.
-    name: 'GET /document/{id}/content',
-    ...expect(200, 1, ['document', 'role', 'current content']),
-    http: (f) => get(`/document/${f.documentId}/content`),
-    store: (f) => documentContent(f.caller, f.documentId),
-  },
-  {
-    // The bytes go to the bucket first (not a DynamoDB round trip); a JSON body is bytes like any other.
+    // The bytes go to the bucket first (not a DynamoDB round trip).
     name: 'PUT /document/{id}/content',
-    ...change(200, ['document', 'revision', 'content', 'folder', 'role', 'entry', 'usage', 'change'], { targets: { kind: 'document' } }, [
-      'document',
-      'role',
-      'usage',
-    ]),
-    http: (_, { target }) => put(`/document/${target}/content`, { bytes: oneKb('z') }),
-    store: (f, { target }) => putContent(f.caller, target, Buffer.from(oneKb('z')), 'application/octet-stream', {}),
+    minimum: change(['document', 'revision', 'content', 'folder', 'role', 'entry', 'usage', 'change'], ['document', 'role', 'usage']),
+    targets: { kind: 'document' },
+    request: (s) => ({ params: { id: s.document }, raw: { body: oneKb('z'), contentType: 'application/octet-stream' } }),
   },
-  {
-    // The document names its folder, the folder its ancestors (its path): each read needs the one before.
-    name: 'GET /document/{id}/path',
-    ...expect(200, 3, ['document', 'role', 'folder', 'folder'], []),
-    http: (f) => get(`/document/${f.documentId}/path`),
-    store: (f) => getDocumentPath(f.caller, f.documentId),
-  },
+  // The document names its folder, the folder its ancestors (its path): each read needs the one before.
+  { name: 'GET /document/{id}/path', minimum: least(3, ['document', 'role', 'folder', 'folder']) },
   {
     name: 'POST /document',
-    ...expect(201, 1, [], ['folder', 'role', 'document', 'revision', 'content', 'entry', 'entry', 'change'], { throughput: true }),
-    http: (f, { n }) => post('/document', newDocument(f, n)),
-    store: (f, { n }) => createDocument(f.caller, newDocument(f, n)),
+    minimum: least(1, [], ['folder', 'role', 'document', 'revision', 'content', 'entry', 'entry', 'change']),
+    request: (s) => ({ body: newDocument(s.folder, s.unique) }),
+    store: (f, { n }) => createDocument(f.caller, newDocument(f.writeFolderId, `${n}-${process.hrtime.bigint()}`)),
   },
   {
     name: 'PUT /document',
-    ...change(200, ['document', 'revision', 'content', 'folder', 'role', 'entry', 'change'], {
-      throughput: true,
-      targets: { kind: 'document', pool: 500 },
-    }),
-    http: (_, { target }) => put('/document', { id: target, content: oneKb('y') }),
+    minimum: change(['document', 'revision', 'content', 'folder', 'role', 'entry', 'change']),
+    targets: { kind: 'document', pool: 500 },
+    request: (s) => ({ body: { id: s.document, content: oneKb('y') } }),
     store: (f, { target }) => updateDocument(f.caller, { id: target, content: oneKb('y') }, {}),
   },
   {
     name: 'PUT /document (rename)',
-    ...change(200, ['document', 'revision', 'folder', 'role', 'entry', 'entry', 'entry', 'change'], { targets: { kind: 'document' } }),
-    http: (_, { n, target }) => put('/document', { id: target, name: `renamed-${unique(n)}.txt` }),
-    store: (f, { n, target }) => updateDocument(f.caller, { id: target, name: `renamed-${unique(n)}.txt` }, {}),
+    minimum: change(['document', 'revision', 'folder', 'role', 'entry', 'entry', 'entry', 'change']),
+    targets: { kind: 'document' },
+    request: (s) => ({ body: { id: s.document, name: `renamed-${s.unique}.txt` } }),
   },
   {
     name: 'DELETE /document/{id}',
-    ...change(204, ['document', 'entry', 'folder', 'trash record', 'role', 'change'], { throughput: true, targets: { kind: 'document' } }),
-    http: (_, { target }) => del(`/document/${target}`),
+    minimum: change(['document', 'entry', 'folder', 'trash record', 'role', 'change']),
+    targets: { kind: 'document' },
     store: (f, { target }) => trashDocument(f.caller, target, {}),
   },
-  {
-    // One read (the folder, the caller's role, the usage, the name's two entries), then the transaction
-    // that records the upload and reserves its size (the bucket's CreateMultipartUpload only for more than one part).
-    name: 'POST /uploads',
-    ...expect(201, 2, ['folder', 'role', 'usage', 'entry', 'entry'], ['upload', 'usage', 'role', 'folder']),
-    http: (f, { n }) => post('/uploads', { folderId: f.writeFolderId, name: `upload-${unique(n)}`, size: 5 }),
-    store: (f, { n }) => startUpload(f.caller, { folderId: f.writeFolderId, name: `upload-${unique(n)}`, size: 5 }),
-  },
-  {
-    // The upload alone (its id names its repository); the bucket says which parts it holds.
-    name: 'GET /uploads/{id}',
-    ...expect(200, 1, ['upload'], [], { targets: { kind: 'upload', pool: 10 } }),
-    http: (_, { target }) => get(`/uploads/${target}`),
-    store: (f, { target }) => getUpload(f.caller, target),
-  },
-  {
-    name: 'POST /uploads/{id}/parts',
-    ...expect(200, 1, ['upload'], [], { targets: { kind: 'upload', pool: 10 } }),
-    http: (_, { target }) => post(`/uploads/${target}/parts`, { numbers: [1] }),
-    store: (f, { target }) => partUrls(f.caller, target, [1]),
-  },
+  // One read (the folder, the caller's role, the usage, the name's two entries), then the transaction that
+  // records the upload and reserves its size (the bucket's CreateMultipartUpload only for more than one part).
+  { name: 'POST /uploads', minimum: least(2, ['folder', 'role', 'usage', 'entry', 'entry'], ['upload', 'usage', 'role', 'folder']) },
+  // The upload alone (its id names its repository); the bucket says which parts it holds.
+  { name: 'GET /uploads/{id}', minimum: least(1, ['upload']), targets: { kind: 'upload', pool: 10 } },
+  { name: 'POST /uploads/{id}/parts', minimum: least(1, ['upload']), targets: { kind: 'upload', pool: 10 } },
   {
     // The upload; its move to `verifying` before the parts are joined (so the Object Created event
     // that brings finds it taken care of); the version's transaction, which also completes it.
     name: 'POST /uploads/{id}/complete',
-    ...expect(200, 3, ['upload'], ['upload', 'upload', 'document', 'revision', 'content', 'entry', 'change'], {
-      targets: { kind: 'sent upload' },
-    }),
-    http: (_, { target }) => post(`/uploads/${target}/complete`),
-    store: (f, { target }) => completeUpload(f.caller, target),
+    minimum: least(3, ['upload'], ['upload', 'upload', 'document', 'revision', 'content', 'entry', 'change']),
+    targets: { kind: 'sent upload' },
   },
-  {
-    name: 'DELETE /uploads/{id}',
-    // The upload, then its cancel with the reservation given back; once its bytes are gone, it leaves the sweeper's index.
-    ...expect(204, 3, ['upload'], ['upload', 'usage', 'upload'], { targets: { kind: 'upload' } }),
-    http: (_, { target }) => del(`/uploads/${target}`),
-    store: (f, { target }) => cancelUpload(f.caller, target),
-  },
-  {
-    name: 'GET /document/{id}/revisions',
-    ...expect(200, 1, ['document', 'role', 'revision']),
-    http: (f) => get(`/document/${f.documentId}/revisions`),
-    store: (f) => listRevisions(f.caller, f.documentId, page),
-  },
-  {
-    name: 'GET /document/{id}/revisions/{version}',
-    ...expect(200, 1, ['document', 'role', 'revision']),
-    http: (f) => get(`/document/${f.documentId}/revisions/1`),
-    store: (f) => getRevision(f.caller, f.documentId, 1),
-  },
-  {
-    name: 'GET /document/{id}/revisions/{version}/content',
-    ...expect(200, 1, ['document', 'role', 'revision', 'content']),
-    http: (f) => get(`/document/${f.documentId}/revisions/1/content`),
-    store: (f) => revisionContent(f.caller, f.documentId, 1),
-  },
+  // The upload, then its cancel with the reservation given back; once its bytes are gone, it leaves the sweeper's index.
+  { name: 'DELETE /uploads/{id}', minimum: least(3, ['upload'], ['upload', 'usage', 'upload']), targets: { kind: 'upload' } },
+  { name: 'GET /document/{id}/revisions', minimum: least(1, ['document', 'role', 'revision']) },
+  { name: 'GET /document/{id}/revisions/{version}', minimum: least(1, ['document', 'role', 'revision']) },
+  { name: 'GET /document/{id}/revisions/{version}/content', minimum: least(1, ['document', 'role', 'revision', 'content']) },
   {
     name: 'POST /document/{id}/revisions/{version}/restore',
-    ...change(200, ['document', 'revision', 'folder', 'role', 'entry', 'change'], { targets: { kind: 'document' } }, [
-      'document',
-      'role',
-      'revision',
-    ]),
-    http: (_, { target }) => post(`/document/${target}/revisions/1/restore`),
-    store: (f, { target }) => restoreRevision(f.caller, target, 1, {}),
+    minimum: change(['document', 'revision', 'folder', 'role', 'entry', 'change'], ['document', 'role', 'revision']),
+    targets: { kind: 'document' },
   },
   {
+    // A full page of the fixture's changes.
     name: 'GET /{id}/changes',
-    ...expect(200, 1, ['repository', 'role', 'numbered change']),
-    http: (f) => get(`/${f.repositoryId}/changes?cursor=${f.feedCursor}&limit=50`),
-    store: (f) => readChanges(f.caller, f.repositoryId, { cursor: f.feedCursor, limit: 50 }),
+    minimum: least(1, ['repository', 'role', 'numbered change']),
+    request: (s, f) => ({ params: { id: s.repository }, query: { cursor: f.feedCursor, limit: '50' } }),
   },
-  {
-    name: 'GET /{id}/changes (latest)',
-    ...expect(200, 1, ['repository', 'role', 'feed counter']),
-    http: (f) => get(`/${f.repositoryId}/changes?cursor=latest`),
-    store: (f) => readChanges(f.caller, f.repositoryId, { cursor: 'latest', limit: 50 }),
-  },
+  { name: 'GET /{id}/changes (latest)', minimum: least(1, ['repository', 'role', 'feed counter']) },
   // The PUT that adds call n's member runs before the PUT that finds it unchanged and the DELETE
   // that removes it (every scenario runs the list in order), so each leaves none behind.
-  {
-    name: 'GET /{id}/members',
-    ...expect(200, 1, ['role', 'member']),
-    http: (f) => get(`/${f.repositoryId}/members`),
-    store: (f) => listMembers(f.caller, f.repositoryId, page),
-  },
+  { name: 'GET /{id}/members', minimum: least(1, ['role', 'member']) },
   {
     name: 'PUT /{id}/members/{userId}',
-    ...expect(201, 2, ['repository', 'role', 'member'], MEMBER_WRITES),
-    http: (f, { n }) => put(`/${f.repositoryId}/members/${memberOf(f, n)}`, { role: 'viewer' }),
-    store: (f, { n }) => putMember(f.caller, f.repositoryId, memberOf(f, n), 'viewer'),
+    minimum: least(2, ['repository', 'role', 'member'], MEMBER_WRITES),
+    request: (s) => ({ params: { id: s.repository, userId: s.member }, body: { role: 'viewer' } }),
   },
   {
     name: 'PUT /{id}/members/{userId} (unchanged)',
-    ...expect(200, 1, ['repository', 'role', 'member']),
-    http: (f, { n }) => put(`/${f.repositoryId}/members/${memberOf(f, n)}`, { role: 'viewer' }),
-    store: (f, { n }) => putMember(f.caller, f.repositoryId, memberOf(f, n), 'viewer'),
+    minimum: least(1, ['repository', 'role', 'member']),
+    request: (s) => ({ params: { id: s.repository, userId: s.member }, body: { role: 'viewer' } }),
+    status: 200,
   },
+  { name: 'DELETE /{id}/members/{userId}', minimum: least(2, ['repository', 'role', 'member'], MEMBER_WRITES) },
   {
-    name: 'DELETE /{id}/members/{userId}',
-    ...expect(204, 2, ['repository', 'role', 'member'], MEMBER_WRITES),
-    http: (f, { n }) => del(`/${f.repositoryId}/members/${memberOf(f, n)}`),
-    store: (f, { n }) => removeMember(f.caller, f.repositoryId, memberOf(f, n)),
+    // Ten trashed documents: a page of the fixture's, whatever the runs before trashed.
+    name: 'GET /{id}/trash',
+    minimum: least(1, ['repository', 'role', 'trash record']),
+    request: (s) => ({ params: { id: s.repository }, query: { limit: '10' } }),
   },
   // An item id names its repository but not its kind: the document and the folder of that id are both read.
   {
-    name: 'GET /{id}/trash',
-    ...expect(200, 1, ['repository', 'role', 'trash record']),
-    http: (f) => get(`/${f.repositoryId}/trash?limit=10`),
-    store: (f) => listTrash(f.caller, f.repositoryId, { limit: 10 }),
-  },
-  {
     name: 'POST /{id}/trash/{itemId}/restore',
-    ...expect(200, 2, TRASH_READS, ['document', 'folder', 'entry', 'entry', 'trash record', 'role', 'change'], {
-      targets: { kind: 'trashed document' },
-    }),
-    http: (f, { target }) => post(`/${f.repositoryId}/trash/${target}/restore`),
-    store: (f, { target }) => restoreFromTrash(f.caller, f.repositoryId, target, {}),
+    minimum: least(2, TRASH_READS, ['document', 'folder', 'entry', 'entry', 'trash record', 'role', 'change']),
+    targets: { kind: 'trashed document' },
   },
   {
     name: 'POST /{id}/trash/{itemId}/restore (folder)',
-    ...expect(200, 2, TRASH_READS, ['folder', 'folder', 'entry', 'entry', 'trash record', 'role', 'task', 'change'], {
-      targets: { kind: 'trashed folder' },
-    }),
-    http: (f, { target }) => post(`/${f.repositoryId}/trash/${target}/restore`),
-    store: (f, { target }) => restoreFromTrash(f.caller, f.repositoryId, target, {}),
+    minimum: least(2, TRASH_READS, ['folder', 'folder', 'entry', 'entry', 'trash record', 'role', 'task', 'change']),
+    targets: { kind: 'trashed folder' },
   },
   {
     name: 'DELETE /{id}/trash/{itemId}',
-    ...expect(204, 2, TRASH_READS, ['document', 'task', 'change', 'trash record', 'role'], { targets: { kind: 'trashed document' } }),
-    http: (f, { target }) => del(`/${f.repositoryId}/trash/${target}`),
-    store: (f, { target }) => purgeFromTrash(f.caller, f.repositoryId, target),
+    minimum: least(2, TRASH_READS, ['document', 'task', 'change', 'trash record', 'role']),
+    targets: { kind: 'trashed document' },
   },
   {
     name: 'DELETE /{id}/trash',
-    ...expect(204, 1, [], ['repository', 'role', 'task'], { targets: { kind: 'repository with a trashed document' } }),
-    http: (_, { target }) => del(`/${target}/trash`),
-    store: (f, { target }) => emptyTrash(f.caller, target),
+    minimum: least(1, [], ['repository', 'role', 'task']),
+    targets: { kind: 'repository with a trashed document' },
   },
 ];
 
@@ -377,6 +212,49 @@ export function endpointNamed(name: string): Endpoint {
   if (!endpoint) throw new Error(`no endpoint ${name} in bench/endpoints.ts`);
   return endpoint;
 }
+
+const operations = await loadOperations();
+const routeOf = ({ name }: Endpoint) => routes.find((route) => `${route.method} ${route.path}` === name.replace(/ \(.*\)$/, ''))!;
+/** The scene's field a target fills. */
+const FILLS: Record<TargetKind, keyof Scene> = {
+  document: 'document',
+  repository: 'repository',
+  folder: 'folder',
+  'folder with a document': 'folder',
+  'trashed document': 'trashedDocument',
+  'trashed folder': 'trashedDocument',
+  upload: 'upload',
+  'sent upload': 'sentUpload',
+  'repository with a trashed document': 'repository',
+};
+
+/** Call n's member: never in the caller's role bucket, so every member write touches two role items. */
+function memberOf(f: Fixture, n: number): string {
+  for (let k = 0; ; k++) {
+    const userId = `bench-member-${n}${k === 0 ? '' : `-${k}`}`;
+    if (aclBucket(userId) !== aclBucket(f.caller.userId)) return userId;
+  }
+}
+
+/** The request of a call: reads name the fixture's folder (a document and 99 more, ten folders); writes land in the write folder. */
+export function requestOf(endpoint: Endpoint, f: Fixture, call: Call): Request {
+  const route = routeOf(endpoint);
+  const scene: Scene = {
+    repository: f.repositoryId,
+    folder: route.method === 'GET' ? f.folderId : f.writeFolderId,
+    document: f.documentId,
+    trashedDocument: call.target,
+    member: memberOf(f, call.n),
+    upload: call.target,
+    sentUpload: call.target,
+    unique: `${process.hrtime.bigint().toString(36)}-${call.n}`,
+  };
+  if (endpoint.targets) scene[FILLS[endpoint.targets.kind]] = call.target;
+  const example = operations.get(route.name)!.example;
+  return exampleCall(route, { request: (s) => endpoint.request?.(s, f) ?? example.request(s) }, scene);
+}
+
+export const statusOf = (endpoint: Endpoint) => endpoint.status ?? exampleStatus(operations.get(routeOf(endpoint).name)!);
 
 /** The calls of a run of `count`, what they change made first by `make` (a call past the last target made fails: an error). */
 export async function callsOf(endpoint: Endpoint, count: number, make: (kind: TargetKind, count: number) => Promise<string[]>) {

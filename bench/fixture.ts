@@ -12,21 +12,17 @@ import { readChanges } from '#core/items/change';
 import { createDocument } from '#core/items/document';
 import { createFolder } from '#core/items/folder';
 import { documentKey, documentPartition, folderKey, folderPartition, ITEM_SORT_KEY, type Key } from '#core/items/keys';
-import { putMember } from '#core/items/member';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
 import { trashDocument, trashFolder } from '#core/use-cases/trash';
 import { startUpload } from '#core/use-cases/uploads';
-import { sum } from './load';
 
 export interface Fixture {
   caller: Caller;
   repositoryId: string;
-  /** A 1 KB document and 99 more: the list the throughput runs read. */
+  /** A 1 KB document, 99 more and ten sub folders: what the reads read. */
   folderId: string;
   documentId: string;
-  /** Ten sub folders, for GET /folder/{id}/folders. */
-  parentId: string;
   /** Where writes go: creates land here; 10 documents deleted from it fill GET /{id}/trash's page. */
   writeFolderId: string;
   /** Where PUT /folder (move) moves folders made in the write folder: beside it, so at the same depth. */
@@ -49,15 +45,14 @@ export async function makeFixture(caller: Caller): Promise<Fixture> {
   const { id: repositoryId, rootFolderId } = await repository(caller, 'Bench');
   const { cursor: feedCursor } = await readChanges(caller, repositoryId, { cursor: 'latest', limit: 1 });
   const folderId = await folder(caller, rootFolderId, 'Read');
-  const parentId = await folder(caller, rootFolderId, 'Parent');
-  for (let i = 0; i < 10; i++) await folder(caller, parentId, `Child ${i}`);
+  for (let i = 0; i < 10; i++) await folder(caller, folderId, `Child ${i}`);
   const document = await createDocument(caller, { folderId, name: 'one-kb.txt', content: oneKb(), contentType: 'text/plain' });
   await seedDocuments(caller, folderId, 99, 'listed-');
   const writeFolderId = await folder(caller, rootFolderId, 'Write');
   for (const id of await seedDocuments(caller, writeFolderId, 10, 'trashed-')) await trashDocument(caller, id, {});
   const moveTargetId = await folder(caller, rootFolderId, 'Moved here');
   const bigFolderId = await folder(caller, rootFolderId, 'Big');
-  return { caller, repositoryId, folderId, documentId: document.id, parentId, writeFolderId, moveTargetId, bigFolderId, feedCursor };
+  return { caller, repositoryId, folderId, documentId: document.id, writeFolderId, moveTargetId, bigFolderId, feedCursor };
 }
 
 /** What one call of an endpoint changes (endpoints.ts: `targets`), made with the store's own calls, in the write folder. */
@@ -143,13 +138,9 @@ export async function makeTree(caller: Caller, name: string, shape: { levels: nu
  * the trash), `clear` or `gone`; with `leftovers`, also the items left in their partitions.
  */
 export async function treeState(tree: Tree, options: { leftovers?: boolean } = {}) {
-  const marks = async (keys: { PK: string; SK: string }[]) => {
+  const marks = async (keys: Key[]) => {
     const found: (Item | undefined)[] = [];
-    for (let i = 0; i < keys.length; i += 800) {
-      const chunks = Array.from({ length: 8 }, (_, j) => keys.slice(i + j * 100, i + (j + 1) * 100)).filter((c) => c.length > 0);
-      const lookups = await Promise.all(chunks.map((chunk) => getItems(chunk)));
-      for (const [j, chunk] of chunks.entries()) found.push(...chunk.map(lookups[j]!));
-    }
+    for (let i = 0; i < keys.length; i += 100) found.push(...keys.slice(i, i + 100).map(await getItems(keys.slice(i, i + 100))));
     const count = (test: (item: Item | undefined) => boolean) => found.filter(test).length;
     return {
       marked: count((i) => i?.trash !== undefined),
@@ -165,19 +156,16 @@ export async function treeState(tree: Tree, options: { leftovers?: boolean } = {
   };
   if (!options.leftovers) return state;
   const partitions = [...[tree.root, ...tree.folders].map(folderPartition), ...tree.documents.map(documentPartition)];
-  const count = async (pk: string) =>
-    (
-      await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          Select: 'COUNT',
-        }),
-      )
-    ).Count ?? 0;
-  for (let i = 0; i < partitions.length; i += 16)
-    state.leftovers += sum(await Promise.all(partitions.slice(i, i + 16).map(count)), (n) => n);
+  const count = async (PK: string) => {
+    const query = {
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': PK },
+      Select: 'COUNT' as const,
+    };
+    state.leftovers += (await db().send(new QueryCommand(query))).Count ?? 0;
+  };
+  for (let i = 0; i < partitions.length; i += 16) await Promise.all(partitions.slice(i, i + 16).map(count));
   return state;
 }
 
@@ -191,7 +179,6 @@ export async function repositoryWithDocument(caller: Caller, name: string) {
   };
 }
 export const newRepository = (caller: Caller, name: string) => repository(caller, name);
-export const addMember = (caller: Caller, repositoryId: string, userId: string) => putMember(caller, repositoryId, userId, 'viewer');
 
 const captured = new AsyncLocalStorage<Item[]>();
 const CAPTURE = 'benchSeedCapture';

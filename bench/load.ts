@@ -9,8 +9,14 @@ import type { Latency } from './results';
 export interface Request {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
+  /** A JSON body, or a raw one with its media type. */
   body?: unknown;
+  raw?: { body: string; contentType: string };
 }
+
+/** What goes on the wire: the content type and the body's text. */
+export const wire = ({ body, raw }: Request) =>
+  raw ?? (body === undefined ? undefined : { body: JSON.stringify(body), contentType: 'application/json' });
 
 export interface Target {
   url: string;
@@ -37,11 +43,11 @@ export const summarize = (latencies: number[], seconds: number, errors: number):
 
 /** One request, its status and parsed body. */
 export async function send({ url, token }: Target, request: Request): Promise<{ status: number; body: any }> {
-  const json = request.body !== undefined;
+  const sent = wire(request);
   const response = await fetch(url + request.path, {
     method: request.method,
-    headers: { authorization: `Bearer ${token}`, ...(json ? { 'content-type': 'application/json' } : {}) },
-    body: json ? JSON.stringify(request.body) : undefined,
+    headers: { authorization: `Bearer ${token}`, ...(sent ? { 'content-type': sent.contentType } : {}) },
+    body: sent?.body,
   });
   const text = await response.text();
   const isJson = /json/.test(response.headers.get('content-type') ?? '');
@@ -53,11 +59,13 @@ export function hammer(target: Target, next: () => Request, status: number, conn
   const samples: number[] = [];
   let wrong = 0;
   return new Promise<{ samples: number[]; latency: Latency }>((resolve, reject) => {
-    const setupRequest = (request: autocannon.Request) => {
-      const { method, path, body } = next();
-      return { ...request, method, path, ...(body === undefined ? {} : { body: JSON.stringify(body) }) };
+    const headers = { authorization: `Bearer ${target.token}` };
+    const setupRequest = (defaults: autocannon.Request) => {
+      const request = next();
+      const sent = wire(request);
+      const body = sent && { body: sent.body, headers: { ...headers, 'content-type': sent.contentType } };
+      return { ...defaults, method: request.method, path: request.path, ...body };
     };
-    const headers = { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' };
     const instance = autocannon(
       { url: target.url, connections, duration: seconds, headers, requests: [{ setupRequest }] },
       (error, result) =>
@@ -73,6 +81,16 @@ export async function latencies(target: Target, request: Request, seconds: numbe
   if (latency.errors > 0) throw new Error(`${request.method} ${request.path}: ${latency.errors} failed requests`);
   return samples;
 }
+
+/** The requests' latencies, one at a time, taking turns for `rounds` rounds so that drift hits all alike (after a warm-up). */
+export async function takingTurns(cases: { target: Target; request: Request }[], rounds: number, seconds: number) {
+  const samples = cases.map(() => [] as number[]);
+  for (const c of cases) await latencies(c.target, c.request, 1);
+  for (let turn = 0; turn < rounds; turn++)
+    for (const [i, c] of cases.entries()) samples[i]!.push(...(await latencies(c.target, c.request, Math.max(1, seconds / 2))));
+  return samples;
+}
+export const stats = (s: number[]) => ({ p50: round(median(s), 3), p99: round(quantile(s, 0.99), 3), samples: s.length });
 
 export async function closedLoop(call: () => Promise<unknown>, concurrency: number, seconds: number): Promise<Latency> {
   const samples: number[] = [];

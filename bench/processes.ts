@@ -62,51 +62,39 @@ export async function checkout(commit: string, dir: string): Promise<string> {
   await symlink(join(top, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }
-export const thisTree = async () => (await git('rev-parse', '--show-toplevel')).stdout.trim();
-
-const LAUNCHER = `const [root, endpoint, tableName, dataDir, users] = process.argv.slice(2);
+const LAUNCHER = `const [root, endpoint, tableName, dataDir, user] = process.argv.slice(2);
 const { startLocalService } = await import(root + '/lib/local/service.ts');
 const service = await startLocalService({ port: 0, dataDir, tableName, dynamodbEndpoint: endpoint, log: () => {} });
-const tokens = {};
-for (const user of JSON.parse(users)) tokens[user] = await service.issueToken(user);
-process.send({ url: service.url, tokens });
-process.on('message', async (message) => {
-  if (message === 'settled') return process.send((await service.worker?.settled?.(120000), 'settled'));
+process.send({ url: service.url, token: await service.issueToken(user) });
+process.once('message', async () => {
   await service.stop();
   process.exit(0);
 });
 `;
 
-export interface OtherService {
-  /** The service as each of the users given. */
-  as(user: string): Target;
-  settled(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-/** The local service of the tree at `root` (this one or a `checkout`), in a process of its own on `dynamodbEndpoint`. */
+/** The local service of the tree at `root` (a `checkout`) in a process of its own on `dynamodbEndpoint`, as `user`. */
 export async function startServiceOf(
   root: string,
-  options: { scratch: string; dynamodbEndpoint: string; tableName: string; users: string[] },
-): Promise<OtherService> {
+  options: { scratch: string; dynamodbEndpoint: string; tableName: string; user: string },
+): Promise<{ target: Target; stop(): Promise<void> }> {
   const dir = join(options.scratch, options.tableName);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, 'launch.mts'), LAUNCHER);
-  const args = [root, options.dynamodbEndpoint, options.tableName, join(dir, '.data'), JSON.stringify(options.users)];
+  const args = [root, options.dynamodbEndpoint, options.tableName, join(dir, '.data'), options.user];
   const child = fork(join(dir, 'launch.mts'), args, {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'SILENT' }, // what a scenario counts, it counts itself
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const { url, tokens } = await new Promise<{ url: string; tokens: Record<string, string> }>((resolve, reject) => {
-    child.once('message', (message) => resolve(message as { url: string; tokens: Record<string, string> }));
+  const target = await new Promise<Target>((resolve, reject) => {
+    child.once('message', (message) => resolve(message as Target));
     child.once('exit', (code) => reject(new Error(`the service of ${root} exited (${code})`)));
   });
-  const reply = (message: string) =>
+  const stop = () =>
     new Promise<void>((resolve) => {
-      child.once(message === 'stop' ? 'exit' : 'message', () => resolve());
-      child.send(message);
+      child.once('exit', () => resolve());
+      child.send('stop');
     });
-  return { as: (user) => ({ url, token: tokens[user]! }), settled: () => reply('settled'), stop: () => reply('stop') };
+  return { target, stop };
 }

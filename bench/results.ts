@@ -1,6 +1,6 @@
 /**
  * What `npm run bench` measured, as results.json keeps it: scenarios write these numbers,
- * report.ts renders them, budgets.ts judges them. Types only; it imports nothing.
+ * report.ts renders them, budgets.ts judges them. Types and two names; it imports nothing.
  */
 
 /** Requests per second, latency in ms; errors: wrong statuses, transport errors, timeouts, thrown calls. */
@@ -9,6 +9,7 @@ export type Latency = { rps: number; p50: number; p99: number; requests: number;
 export type Units = { rru: number; wru: number; localRcu: number; localWcu: number };
 type Sampled = { p50: number; p99: number; samples: number };
 type ReadWrite = { read: number; write: number };
+type Growth = { latencyRatio: number; capacityRatio: number };
 
 export interface CapacityRow {
   endpoint: string;
@@ -76,12 +77,7 @@ export interface FeedResult {
 }
 
 export type SharingCase = { label: string; p50: number; p99: number; requests: number; rru: number; dynamodb: string };
-type Growth = { latencyRatio: number; capacityRatio: number };
-export interface SharingResult {
-  document: Growth & { one: SharingCase; many: SharingCase };
-  members: Growth & { few: SharingCase; many: SharingCase; deep: SharingCase; pageSize: number };
-  seedSeconds: number;
-}
+export type SharingResult = { document: Growth & { one: SharingCase; many: SharingCase }; seedSeconds: number };
 
 export type MoveCase = Units & { label: string; p50: number; max: number; samples: number; dynamodb: string };
 export interface LifecycleResult {
@@ -96,28 +92,6 @@ export interface LifecycleResult {
   problems: string[];
   seedSeconds: number;
 }
-
-export type SoakResult = Omit<Latency, 'errors'> & {
-  clients: number;
-  seconds: number;
-  statuses: Record<string, number>;
-  serverErrors: number;
-  violations: string[];
-};
-
-/** A burst's writes: 503s, other wrong answers, latency alone (one write just before) and the ratios to it, conflicts refused. */
-export type ConflictsOutcome = {
-  requests: number;
-  p50: number;
-  p99: number;
-  unavailable: number;
-  wrong: number;
-  alone: { p50: number; p99: number };
-  ratio: { p50: number; p99: number };
-  conflicts: number;
-};
-/** sides: side → workload → the rounds' sums (counts) and medians (latencies). */
-export type ConflictsResult = { commit: string; rounds: number; bursts: number; sides: Record<string, Record<string, ConflictsOutcome>> };
 
 /** MB/s (10^6 bytes a second) through the service's flow and straight to the S3 emulator (medians); ratio: the median of the rounds' service / direct. */
 type FilesSides = { service: number; direct: number };
@@ -144,12 +118,10 @@ export interface Results {
   scale: ScaleResult;
   coldStart: ColdStartRow[];
   durations: DurationRow[];
-  feed?: FeedResult;
-  sharing?: SharingResult;
-  lifecycle?: LifecycleResult;
-  soak?: SoakResult;
-  conflicts?: ConflictsResult;
-  files?: FilesResult;
+  feed: FeedResult;
+  sharing: SharingResult;
+  lifecycle: LifecycleResult;
+  files: FilesResult;
 }
 
 /** The read the budgets single out, and the concurrency its throughput budget is measured at. */

@@ -17,19 +17,16 @@ import type { Results } from './results';
 import type { Bench, Scenario } from './scenario';
 import { capacity } from './scenarios/capacity';
 import { coldStart } from './scenarios/cold-start';
-import { conflicts } from './scenarios/conflicts';
 import { cost } from './scenarios/cost';
 import { feed } from './scenarios/feed';
 import { files } from './scenarios/files';
 import { lifecycle } from './scenarios/lifecycle';
 import { scale } from './scenarios/scale';
 import { sharing } from './scenarios/sharing';
-import { soak } from './scenarios/soak';
 import { throughput } from './scenarios/throughput';
 import type { ServiceHandlers } from './service';
 
-/** In this order: cost uses the bundles cold start made; the soak's invariant scan, last, covers what the others left. */
-const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, conflicts, lifecycle, files, soak];
+const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, files];
 const TABLE = 'documents-bench';
 /** The service's and the cost scenario's bundles' alike: a paging token or feed cursor made by one is good in the other. */
 const PAGING_TOKEN_SECRET = 'bench';
@@ -39,7 +36,10 @@ const lastResults = async () => JSON.parse(await readFile(join(import.meta.dirna
 async function main() {
   const began = performance.now();
   const elapsed = () => `${((performance.now() - began) / 1000).toFixed(0)} s`;
-  const chosen = selected();
+  const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+  const unknown = only.filter((name) => !scenarios.some((s) => s.name === name));
+  if (unknown.length) throw new Error(`BENCH_ONLY: no scenario ${unknown} (there are ${scenarios.map((s) => s.name)})`);
+  const chosen = only.length ? scenarios.filter((s) => only.includes(s.name)) : scenarios;
   const scratch = await mkdtemp(join(tmpdir(), 'documents-bench-'));
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true'; // for the service process too
   const dynamodb = await startDynamoDbLocal({});
@@ -49,11 +49,8 @@ async function main() {
   });
   const service = connect<ServiceHandlers>(child);
   try {
-    const { url, token, fixture } = await service.start({
-      dynamodbEndpoint: dynamodb.endpoint,
-      tableName: TABLE,
-      pagingTokenSecret: PAGING_TOKEN_SECRET,
-    });
+    const options = { dynamodbEndpoint: dynamodb.endpoint, tableName: TABLE, pagingTokenSecret: PAGING_TOKEN_SECRET };
+    const { url, token, fixture } = await service.start(options);
     const seconds = Number(process.env.BENCH_SECONDS ?? 4);
     const lambdaEnv = {
       AWS_REGION: 'us-east-1',
@@ -71,7 +68,7 @@ async function main() {
     const results: Partial<Results> = chosen === scenarios ? { seconds } : { ...(await lastResults()), seconds };
     for (const [i, scenario] of chosen.entries()) {
       log(`[${i + 1}/${chosen.length}] ${scenario.title} (${elapsed()})`);
-      Object.assign(results, await scenario.run(bench, results));
+      Object.assign(results, await scenario.run(bench));
     }
     const summary = await writeReports({ ...results, durationSeconds: (performance.now() - began) / 1000 } as Results);
     log(`\n${summary}\nbench: done in ${elapsed()}; wrote bench/results.md, bench/results.json and bench/access-patterns.md`);
@@ -80,19 +77,6 @@ async function main() {
     await dynamodb.stop();
     await rm(scratch, { recursive: true, force: true });
   }
-}
-
-/** The scenarios BENCH_ONLY names (all without it); a name that is none of them is an error. */
-function selected(): Scenario[] {
-  const names = (process.env.BENCH_ONLY ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
-  if (!names.length) return scenarios;
-  const unknown = names.filter((name) => !scenarios.some((s) => s.name === name));
-  if (unknown.length)
-    throw new Error(`BENCH_ONLY: no scenario ${unknown.join(', ')} (there are ${scenarios.map((s) => s.name).join(', ')})`);
-  return scenarios.filter((s) => names.includes(s.name));
 }
 
 (process.argv.includes('--report') ? lastResults().then(writeReports).then(log) : main()).catch((error: unknown) => {

@@ -22,6 +22,5 @@ export interface Scenario {
   /** For BENCH_ONLY. */
   name: string;
   title: string;
-  /** `results`: what the scenarios before it measured (or the last run's, for BENCH_ONLY). */
-  run(bench: Bench, results: Partial<Results>): Promise<Partial<Results>>;
+  run(bench: Bench): Promise<Partial<Results>>;
 }

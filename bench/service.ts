@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalService, startLocalService } from '#lib/local/service';
-import { findViolations, scanTable } from '#test/support/invariants';
 import { type Call, callsOf, endpointNamed } from './endpoints';
 import { type Fixture, makeFixture, makeTargets, makeTree, seedDocuments, type TargetKind, type Tree, treeState } from './fixture';
 import { closedLoop } from './load';
@@ -42,14 +41,12 @@ const handlers = {
   treeState: (name: string, options?: { leftovers?: boolean }) => treeState(trees.get(name)!, options),
   /** Until the background worker has handled everything written so far. */
   settled: (timeoutMs = 120_000) => service!.worker.settled(timeoutMs),
-  /** What is wrong in the table (test/support/invariants.ts): empty when nothing is. */
-  invariants: async () => findViolations(await scanTable()),
   startRecording,
   stopRecording,
   /** One direct store call, recorded: what the baseline sends for an endpoint. */
   async recordStoreCall(name: string, call: Call) {
     startRecording();
-    const stored = endpointNamed(name).store(fixture, call);
+    const stored = endpointNamed(name).store!(fixture, call);
     await stored.catch(() => {});
     const recorded = stopRecording();
     await stored;
@@ -60,7 +57,7 @@ const handlers = {
     const endpoint = endpointNamed(name);
     const call = await callsOf(endpoint, count, (kind, n) => makeTargets(fixture, kind, n));
     let n = 0;
-    next = () => endpoint.store(fixture, call(n++));
+    next = () => endpoint.store!(fixture, call(n++));
   },
   /** The prepared store call in a closed loop. */
   storeLoad: (concurrency: number, seconds: number) => closedLoop(next, concurrency, seconds),

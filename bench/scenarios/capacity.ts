@@ -1,10 +1,11 @@
 /**
  * Round trips and capacity: per endpoint, the DynamoDB requests one HTTP call makes, in how
  * many round trips, and the capacity they consume — as DynamoDB Local reports it and as AWS
- * would bill it (bench/recorder.ts) — against the minimum (bench/endpoints.ts). The direct store
- * call is recorded too: the baseline must send the same requests, or it is not the same work.
+ * would bill it (bench/recorder.ts) — against the minimum (bench/endpoints.ts). Where the
+ * throughput table has a baseline, its store call is recorded too: it must send the same
+ * requests, or it is not the same work.
  */
-import { callsOf, endpoints } from '../endpoints';
+import { callsOf, endpoints, requestOf, statusOf } from '../endpoints';
 import { send } from '../load';
 import { inWaves, operations, type Touched, unitsOf } from '../recorder';
 import type { CapacityRow } from '../results';
@@ -29,15 +30,13 @@ export const capacity: Scenario = {
       const call = await callsOf(endpoint, 2, (kind, count) => service.targets(kind, count));
       await service.settled(); // the worker idle: what it does for the targets is not the endpoint's
       await service.startRecording();
-      const response = await send(target, endpoint.http(fixture, call(0)));
+      const response = await send(target, requestOf(endpoint, fixture, call(0)));
       const recorded = await service.stopRecording();
-      if (response.status !== endpoint.status) throw new Error(`${endpoint.name}: ${response.status} ${JSON.stringify(response.body)}`);
+      if (response.status !== statusOf(endpoint)) throw new Error(`${endpoint.name}: ${response.status} ${JSON.stringify(response.body)}`);
       await service.settled();
-      const direct = await service.recordStoreCall(endpoint.name, call(1));
-      if (operations(direct) !== operations(recorded))
-        throw new Error(
-          `${endpoint.name}: the endpoint sent ${operations(recorded)}, its store call ${operations(direct)} (bench/endpoints.ts)`,
-        );
+      const direct = endpoint.store && operations(await service.recordStoreCall(endpoint.name, call(1)));
+      if (direct !== undefined && direct !== operations(recorded))
+        throw new Error(`${endpoint.name}: the endpoint sent ${operations(recorded)}, its store call ${direct} (bench/endpoints.ts)`);
       const touched = recorded.flatMap((r) => r.touched);
       const [reads, writes] = [touched.filter((t) => t.action === 'read'), touched.filter((t) => t.action === 'write')];
       const waves = inWaves(recorded);

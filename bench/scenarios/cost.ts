@@ -11,8 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { memorySizeOf } from '#lib/function-settings';
 import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
-import { callsOf, endpoints } from '../endpoints';
-import { median, quantile, round } from '../load';
+import { callsOf, endpoints, requestOf, statusOf } from '../endpoints';
+import { median, quantile, round, wire } from '../load';
 import { f } from '../markdown';
 import type { DurationRow } from '../results';
 import type { Scenario } from '../scenario';
@@ -53,6 +53,14 @@ export const cost: Scenario = {
   title: 'warm CPU per call of every function, for the cost per million calls',
   async run({ service, fixture, scratch, lambdaEnv, log }) {
     const bundles = await bundleAll(join(scratch, 'cost-bundles'));
+    // The file bucket: the S3 emulator in the service process, signed with its credentials.
+    const { bucket, endpoint: s3Endpoint, credentials } = await service.bucket();
+    const s3Env = {
+      BUCKET_NAME: bucket,
+      S3_ENDPOINT: s3Endpoint,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    };
     const durations: DurationRow[] = [];
     for (const endpoint of endpoints) {
       const { warmUp, measured } = endpoint.name.startsWith('GET ') ? CALLS.read : CALLS.write;
@@ -60,18 +68,11 @@ export const cost: Scenario = {
       // POST / by a user of its own: hundreds of new repositories would take the fixture's user past the 1,000 one may be in.
       const sub = endpoint.name === 'POST /' ? 'cost-creator' : fixture.caller.userId;
       const events = Array.from({ length: warmUp + measured }, (_, n) => {
-        const { method, path, body } = endpoint.http(fixture, call(n));
-        const raw = {
-          method,
-          url: path,
-          rawHeaders: ['host', 'api.example.com', 'content-type', 'application/json'],
-          sourceIp: '203.0.113.7',
-        };
-        return buildEvent(
-          { ...raw, body: Buffer.from(body === undefined ? '' : JSON.stringify(body)) },
-          resolveRoute(method, path.split('?')[0]!),
-          { sub, ...CLAIMS },
-        );
+        const request = requestOf(endpoint, fixture, call(n));
+        const sent = wire(request) ?? { body: '', contentType: 'application/json' };
+        const rawHeaders = ['host', 'api.example.com', 'content-type', sent.contentType];
+        const raw = { method: request.method, url: request.path, rawHeaders, sourceIp: '203.0.113.7', body: Buffer.from(sent.body) };
+        return buildEvent(raw, resolveRoute(request.method, request.path.split('?')[0]!), { sub, ...CLAIMS });
       });
       const route = resolveRoute(events[0]!.requestContext.http.method, events[0]!.rawPath).route.name;
       const files = { events: join(scratch, 'events.json'), out: join(scratch, 'calls.json') };
@@ -85,10 +86,10 @@ export const cost: Scenario = {
         files.out,
         String(warmUp),
       ];
-      const env = { PATH: process.env.PATH ?? '', MEMORY: String(memorySizeOf(route)), ...lambdaEnv };
+      const env = { PATH: process.env.PATH ?? '', MEMORY: String(memorySizeOf(route)), ...lambdaEnv, ...s3Env };
       await promisify(execFile)(process.execPath, args, { env, maxBuffer: 256 * 1024 * 1024 }); // INFO logs, a line per call
       const run: { firstMs: number; calls: [number, number, number][]; cpuTotalMs: number } = JSON.parse(await readFile(files.out, 'utf8'));
-      const wrong = [...new Set(run.calls.filter(([status]) => status !== endpoint.status).map(([status]) => status))];
+      const wrong = [...new Set(run.calls.filter(([status]) => status !== statusOf(endpoint)).map(([status]) => status))];
       if (wrong.length > 0) throw new Error(`${endpoint.name}: the bundle answered ${wrong.join(', ')}`);
       durations.push({
         endpoint: endpoint.name,

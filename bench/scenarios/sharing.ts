@@ -1,70 +1,28 @@
 /**
- * Scale of access: what one request costs, in latency and capacity, as a user's repositories and
- * a repository's members grow. GET /document/{id} by a user in 1 repository and by a user in
- * 1,000 (the same 1 KB document, in a repository of one member each time: the role is one
- * attribute of a small bucket item of the document's repository); GET /{id}/members of a
- * repository of 1,000 members and of one of 10, pages of 10, plus a page from the middle of the
- * 1,000. One request at a time, the cases taking turns (5 rounds). A service of its own in this
- * process, on the bench's DynamoDB Local (its own table), seeded with the store's own calls.
+ * Scale of access: GET /document/{id} by a user in 1 repository and by a user in 1,000 — the same
+ * 1 KB document, in a repository of one member each time: the role is one attribute of a small
+ * bucket item of the document's repository, so neither latency nor capacity may grow. One request
+ * at a time, the two taking turns (5 rounds); capacity is one request's, the least of 3 recorded
+ * (anything else in flight can only add to a recording). A service of its own in this process, on
+ * its own table of the bench's DynamoDB Local, seeded with the store's own calls.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { HttpError } from '#core/errors';
-import type { Caller } from '#core/resources';
 import { startLocalService } from '#lib/local/service';
-import { addMember, newRepository, repositoryWithDocument } from '../fixture';
-import { latencies, median, quantile, type Request, round, send, sleep, type Target } from '../load';
+import { newRepository, repositoryWithDocument } from '../fixture';
+import { type Request, round, send, sleep, stats, type Target, takingTurns } from '../load';
 import { f } from '../markdown';
 import { operations, startRecording, stopRecording, unitsOf } from '../recorder';
-import type { SharingCase, SharingResult } from '../results';
+import type { SharingCase } from '../results';
 import type { Scenario } from '../scenario';
 
 const MANY = 1_000;
-const FEW = 10;
-const PAGE = 10;
-const ROUNDS = 5;
-
-type Case = { label: string; target: Target; request: Request };
-
-/** One request recorded, the least of three: anything else in flight (the worker) can only add to a recording. */
-async function capacityOf({ target, request, label }: Case) {
-  await sleep(300);
-  const runs: { rru: number; dynamodb: string }[] = [];
-  for (let i = 0; i < 3; i++) {
-    startRecording();
-    const answer = await send(target, request).finally(() => stopRecording());
-    const recorded = stopRecording();
-    if (answer.status !== 200) throw new Error(`${label}: ${request.method} ${request.path} answered ${answer.status}`);
-    runs.push({ rru: unitsOf(recorded).rru, dynamodb: operations(recorded) });
-  }
-  return runs.reduce((least, run) => (run.rru < least.rru ? run : least));
-}
-
-/** The cases' latencies taking turns, then each one's capacity. */
-async function measure(cases: Case[], seconds: number): Promise<SharingCase[]> {
-  const samples = cases.map(() => [] as number[]);
-  for (const c of cases) await latencies(c.target, c.request, 1); // warm-up
-  for (let turn = 0; turn < ROUNDS; turn++) {
-    for (const [i, c] of cases.entries()) samples[i]!.push(...(await latencies(c.target, c.request, Math.max(1, seconds / 2))));
-  }
-  const measured: SharingCase[] = [];
-  for (const [i, c] of cases.entries()) {
-    const s = samples[i]!;
-    measured.push({
-      label: c.label,
-      p50: round(median(s), 3),
-      p99: round(quantile(s, 0.99), 3),
-      requests: s.length,
-      ...(await capacityOf(c)),
-    });
-  }
-  return measured;
-}
 
 /**
  * `count` calls, 4 at a time; a call the store gave up on (503: racing changes) or DynamoDB Local
- * did not answer in time (a busy machine) is made again. A timed-out create may have committed:
- * once one has, a create refused at the limit (409 `repository-limit`) counts as done.
+ * did not answer in time, or was still busy with (a busy machine), is made again. Such a create may
+ * have committed: once one was, a create refused at the limit (409 `repository-limit`) counts as done.
  */
 async function seed(count: number, call: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
@@ -77,10 +35,9 @@ async function seed(count: number, call: (i: number) => Promise<unknown>): Promi
           break;
         } catch (error) {
           if (timedOut && error instanceof HttpError && error.kind === 'repository-limit') break;
-          timedOut ||= error instanceof Error && error.name === 'TimeoutError';
-          const transient =
-            (error instanceof HttpError && error.status === 503) || (error instanceof Error && error.name === 'TimeoutError');
-          if (!transient || attempt >= 10) throw error;
+          const late = error instanceof Error && ['TimeoutError', 'TransactionInProgressException'].includes(error.name);
+          timedOut ||= late;
+          if (!(late || (error instanceof HttpError && error.status === 503)) || attempt >= 10) throw error;
         }
       }
     }
@@ -88,9 +45,23 @@ async function seed(count: number, call: (i: number) => Promise<unknown>): Promi
   await Promise.all(Array.from({ length: 4 }, worker));
 }
 
+/** The least capacity of 3 recorded requests, and what they sent. */
+async function capacityOf(target: Target, request: Request) {
+  await sleep(300);
+  const runs: { rru: number; dynamodb: string }[] = [];
+  for (let i = 0; i < 3; i++) {
+    startRecording();
+    const answer = await send(target, request);
+    const recorded = stopRecording();
+    if (answer.status !== 200) throw new Error(`${request.method} ${request.path} answered ${answer.status}`);
+    runs.push({ rru: unitsOf(recorded).rru, dynamodb: operations(recorded) });
+  }
+  return runs.reduce((least, run) => (run.rru < least.rru ? run : least));
+}
+
 export const sharing: Scenario = {
   name: 'sharing',
-  title: `scale of access: GET /document/{id} in 1 vs ${MANY} repositories, GET /{id}/members of ${MANY} vs ${FEW} members`,
+  title: `scale of access: GET /document/{id} in 1 vs ${MANY} repositories`,
   async run({ service: benchService, lambdaEnv, scratch, seconds, log }) {
     await benchService.settled(); // the bench's own service idle: it shares DynamoDB Local with this one
     const dataDir = join(scratch, 'sharing');
@@ -98,76 +69,36 @@ export const sharing: Scenario = {
     const dynamodbEndpoint = lambdaEnv.DYNAMODB_ENDPOINT!;
     const service = await startLocalService({ port: 0, dataDir, tableName: 'documents-bench-sharing', dynamodbEndpoint, log: () => {} });
     try {
-      const as = async (caller: Caller): Promise<Target> => ({ url: service.url, token: await service.issueToken(caller.userId) });
       const started = performance.now();
-      const [one, many, owner]: Caller[] = [
-        { userId: 'in-one-repository' },
-        { userId: `in-${MANY}-repositories` },
-        { userId: 'owner-of-both' },
-      ];
-      const once = async <T>(call: () => Promise<T>) => {
-        let made: T | undefined;
-        await seed(1, async () => (made = await call()));
-        return made!;
-      };
-      const oneDocument = (await once(() => repositoryWithDocument(one!, 'Read here'))).documentId;
-      const manyDocument = (await once(() => repositoryWithDocument(many!, 'Read here'))).documentId;
-      await seed(MANY - 1, (i) => newRepository(many!, `Repository ${i + 1}`));
-      const crowd = await once(() => newRepository(owner!, 'Crowd'));
-      const few = await once(() => newRepository(owner!, 'Few'));
-      const memberId = (i: number) => `member-${String(i).padStart(4, '0')}`;
-      await seed(FEW - 1, (i) => addMember(owner!, few.id, memberId(i + 1)));
-      await seed(MANY - 1, (i) => addMember(owner!, crowd.id, memberId(i + 1)));
+      const cases: { label: string; target: Target; request: Request }[] = [];
+      for (const [label, userId, repositories] of [
+        ['in 1 repository', 'in-one-repository', 1],
+        [`in ${MANY} repositories`, `in-${MANY}-repositories`, MANY],
+      ] as const) {
+        let documentId = '';
+        await seed(1, async () => (documentId = (await repositoryWithDocument({ userId }, 'Read here')).documentId));
+        await seed(repositories - 1, (i) => newRepository({ userId }, `Repository ${i + 1}`));
+        const target = { url: service.url, token: await service.issueToken(userId) };
+        cases.push({ label, target, request: { method: 'GET', path: `/document/${documentId}` } });
+      }
       await service.worker.settled(300_000);
       const seedSeconds = (performance.now() - started) / 1000;
-      log(`  seeded ${MANY} repositories of one user and ${MANY} members of one repository in ${f(seedSeconds, 0)} s`);
-
-      const ownerTarget = await as(owner!);
-      const members = (id: string, token?: string, limit = PAGE) => `/${id}/members?limit=${limit}${token ? `&nextToken=${token}` : ''}`;
-      let token: string | undefined;
-      for (let i = 0; i < MANY / 2 / 100; i++)
-        token = (await send(ownerTarget, { method: 'GET', path: members(crowd.id, token, 100) })).body.nextToken;
-      const [docOne, docMany] = await measure(
-        [
-          { label: 'in 1 repository', target: await as(one!), request: { method: 'GET', path: `/document/${oneDocument}` } },
-          { label: `in ${MANY} repositories`, target: await as(many!), request: { method: 'GET', path: `/document/${manyDocument}` } },
-        ],
-        seconds,
-      );
-      const [membersFew, membersMany, membersDeep] = await measure(
-        [
-          { label: `${FEW} members`, target: ownerTarget, request: { method: 'GET', path: members(few.id) } },
-          { label: `${MANY} members`, target: ownerTarget, request: { method: 'GET', path: members(crowd.id) } },
-          {
-            label: `${MANY} members, page at ${MANY / 2}`,
-            target: ownerTarget,
-            request: { method: 'GET', path: members(crowd.id, token) },
-          },
-        ],
-        seconds,
-      );
-      const worse = (a: SharingCase, b: SharingCase, key: 'p50' | 'rru') => Math.max(a[key], b[key]);
-      const result: SharingResult = {
-        document: {
-          one: docOne!,
-          many: docMany!,
-          latencyRatio: round(docMany!.p50 / docOne!.p50, 3),
-          capacityRatio: round(docMany!.rru / docOne!.rru, 3),
-        },
-        members: {
-          few: membersFew!,
-          many: membersMany!,
-          deep: membersDeep!,
-          latencyRatio: round(worse(membersMany!, membersDeep!, 'p50') / membersFew!.p50, 3),
-          capacityRatio: round(worse(membersMany!, membersDeep!, 'rru') / membersFew!.rru, 3),
-          pageSize: PAGE,
-        },
-        seedSeconds,
+      log(`  seeded ${MANY} repositories of one user in ${f(seedSeconds, 0)} s`);
+      const samples = await takingTurns(cases, 5, seconds);
+      const measured: SharingCase[] = [];
+      for (const [i, c] of cases.entries()) {
+        const { samples: requests, ...latency } = stats(samples[i]!);
+        measured.push({ label: c.label, ...latency, requests, ...(await capacityOf(c.target, c.request)) });
+      }
+      const [one, many] = measured;
+      const document = {
+        one: one!,
+        many: many!,
+        latencyRatio: round(many!.p50 / one!.p50, 3),
+        capacityRatio: round(many!.rru / one!.rru, 3),
       };
-      log(
-        `  document ${f(result.document.latencyRatio)}× / ${f(result.document.capacityRatio)}×, members ${f(result.members.latencyRatio)}× / ${f(result.members.capacityRatio)}×`,
-      );
-      return { sharing: result };
+      log(`  latency ${f(document.latencyRatio)}×, capacity ${f(document.capacityRatio)}×`);
+      return { sharing: { document, seedSeconds } };
     } finally {
       await service.stop();
     }

@@ -1,10 +1,10 @@
 /**
- * Throughput and latency: each endpoint marked `throughput` through the local server
+ * Throughput and latency: each endpoint with a store call (bench/endpoints.ts) through the local server
  * (autocannon, 1 and 32 connections) against the baseline, its store call made directly in the
  * service process as many at a time, back to back. The budgeted pair (PROFILED) runs three
  * rounds, the sides taking turns; its median round is kept. Absolute numbers drift; the ratio holds.
  */
-import { callsOf, type Endpoint, endpoints } from '../endpoints';
+import { callsOf, type Endpoint, endpoints, requestOf, statusOf } from '../endpoints';
 import { hammer, median } from '../load';
 import { f } from '../markdown';
 import { type Latency, PROFILED, type ThroughputRow } from '../results';
@@ -30,7 +30,7 @@ async function prepare(
   const call = await callsOf(endpoint, count, (kind, n) => service.targets(kind, n));
   let n = 0;
   return async (): Promise<Latency> =>
-    (await hammer(target, () => endpoint.http(fixture, call(n++)), endpoint.status, connections, seconds)).latency;
+    (await hammer(target, () => requestOf(endpoint, fixture, call(n++)), statusOf(endpoint), connections, seconds)).latency;
 }
 
 async function measure(bench: Bench, endpoint: Endpoint, side: 'service' | 'baseline', connections: number) {
@@ -42,7 +42,7 @@ export const throughput: Scenario = {
   name: 'throughput',
   title: 'throughput and latency, service vs its store calls made directly',
   async run(bench) {
-    const measured = endpoints.filter((e) => e.throughput);
+    const measured = endpoints.filter((e) => e.store);
     // Both sides JIT-compile first: otherwise the first endpoint is measured half-compiled.
     for (const endpoint of measured.filter((e) => e.targets === undefined)) {
       for (const side of ['service', 'baseline'] as const) await (await prepare(bench, endpoint, side, 8, side === 'service' ? 2 : 1))();
