@@ -83,13 +83,13 @@ export function budgets(r: Results): Budget[] {
       `Each bundle ≤ ${BUDGETS.bundleBytes / 1000} KB minified`,
       `largest ${kb(biggest.bytes)} (${biggest.name})`,
       biggest.bytes <= BUDGETS.bundleBytes,
-      "writes carry what reads do not: Powertools' idempotency with its JMESPath interpreter (~45 KB) and Unicode case folding for names (~24 KB); the AWS SDK is most of every bundle: §4",
+      "reads are within it; writes add Powertools' idempotency with its JMESPath interpreter (~38 KB) and Unicode case folding for names (~23 KB), the file routes the S3 client (150-175 KB with its checksums and presigner); the AWS SDK is most of every bundle: §4",
     ),
     line(
       `Module load ≤ ${BUDGETS.loadRatio}× the empty handler's`,
       `slowest ${f(slowest.loadRatio)}× (${slowest.name}, ${f(slowest.loadMs, 1)} ms)`,
       slowest.loadRatio <= BUDGETS.loadRatio,
-      'the AWS SDK, a fixed part of the design, weighs most, then the logger, the schemas and middy: §4',
+      "compiling the bundle grows with its size (a CPU profile of a 385 KB one: 17 ms of its 50 ms import), then the built-ins the SDK loads (7 ms) and the modules' own start (12 ms); the AWS SDK, a fixed part of the design, is most of the bytes: §4",
     ),
     line(
       `≤ $${f(BUDGETS.documentReadDollars)} per million ${PROFILED.endpoint}`,
