@@ -54,6 +54,17 @@ export function presignedUrl(command: PresignableCommand, expiresInSeconds: numb
   return getSignedUrl(s3(), command as GetObjectCommand, { expiresIn: expiresInSeconds });
 }
 
+/** Every object of a repository. */
+export const repositoryObjectsPrefix = (repositoryId: string) => `${fileKeyPrefix}${repositoryId}/`;
+/** The objects of a document's versions. */
+export const documentObjectsPrefix = (repositoryId: string, documentId: string) => `${repositoryObjectsPrefix(repositoryId)}${documentId}/`;
 /** The object of one written version of a file (docs/data-model.md: Objects): `objectId` is an upload's id, or a new id. */
 export const fileObjectKey = (repositoryId: string, documentId: string, objectId: string) =>
-  `${fileKeyPrefix}${repositoryId}/${documentId}/${objectId}`;
+  `${documentObjectsPrefix(repositoryId, documentId)}${objectId}`;
+
+/** The parts of a key `fileObjectKey` made; undefined for any other key. */
+export function fileObjectOf(key: string): { repositoryId: string; documentId: string; objectId: string } | undefined {
+  if (!key.startsWith(fileKeyPrefix)) return undefined;
+  const [repositoryId, documentId, objectId, ...rest] = key.slice(fileKeyPrefix.length).split('/');
+  return repositoryId && documentId && objectId && rest.length === 0 ? { repositoryId, documentId, objectId } : undefined;
+}

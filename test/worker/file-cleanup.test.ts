@@ -20,8 +20,9 @@ import {
 } from '@aws-sdk/client-s3';
 import { BatchWriteCommand, DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
+import { documentObjectsPrefix, repositoryObjectsPrefix } from '#core/bucket';
 import { ConditionFailed, db, tableName, transactWrite } from '#core/db/client';
-import { deleteEverythingUnder, documentObjectsPrefix, repositoryObjectsPrefix } from '#core/files/objects';
+import { deleteEverythingUnder } from '#core/files/objects';
 import { createDocument } from '#core/items/document';
 import { contentKey, documentKey, documentPartition, entryKey, revisionKey, UPLOAD_PREFIX, usageKey } from '#core/items/keys';
 import { createRepository } from '#core/items/repository';

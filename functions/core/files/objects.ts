@@ -11,11 +11,6 @@
 import { AbortMultipartUploadCommand, DeleteObjectsCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { bucketName, fileKeyPrefix, s3 } from '../bucket';
 
-/** The objects of a document's versions: `files/<repositoryId>/<documentId>/<objectId>`. */
-export const documentObjectsPrefix = (repositoryId: string, documentId: string) => `${fileKeyPrefix}${repositoryId}/${documentId}/`;
-/** Every object of a repository. */
-export const repositoryObjectsPrefix = (repositoryId: string) => `${fileKeyPrefix}${repositoryId}/`;
-
 /** What one clean-up removed. */
 export interface Removed {
   objects: number;

@@ -14,7 +14,7 @@ import { allOf, itemExists, itemIsAbsent } from '../db/conditions';
 import { queryPage } from '../db/queries';
 import { conflict, notFound } from '../errors';
 import { newDocumentId, now, repositoryOf } from '../ids';
-import { quotaBytes, REVISIONS_KEPT } from '../limits';
+import { REVISIONS_KEPT } from '../limits';
 import { nameKey } from '../names';
 import { checkPrecondition, type Precondition } from '../preconditions';
 import type { Caller, ChangeType, Document, DocumentSummary, Storage } from '../resources';
@@ -506,9 +506,6 @@ export async function readVersionTarget(caller: Caller, target: VersionTarget): 
     usage: usageOf(lookup, repositoryId),
   };
 }
-
-/** Whether `size` more bytes fit in the quota, as read (the transaction that adds them decides). */
-export const fitsQuota = (usage: { bytes: number }, size: number) => usage.bytes + size <= quotaBytes();
 
 /** The step asserting a content item is still there (a revision restore that repeats its object). */
 export const contentStillKept = (documentId: string, version: number): TransactItem => check(contentKey(documentId, version), itemExists);

@@ -59,6 +59,9 @@ export function usageOf(lookup: Lookup, repositoryId: string): { bytes: number; 
   return { bytes: Number(lookup(key)?.bytes ?? 0), quota: quotaBytes() };
 }
 
+/** Whether `size` more bytes fit in the quota, as read (the transaction that adds them decides). */
+export const fitsQuota = (usage: { bytes: number; quota: number }, size: number) => usage.bytes + size <= usage.quota;
+
 /**
  * The document item still has the `keptBytes` read (and is there): what a write of the item
  * asserts, so that a revision pruning that lowered it meanwhile is never overwritten (nor a

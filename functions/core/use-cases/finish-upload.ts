@@ -6,7 +6,7 @@
  * version write turns the upload's reservation into the version's size.
  */
 
-import { fileKeyPrefix } from '../bucket';
+import { fileObjectOf } from '../bucket';
 import { ConditionFailed, transactWrite } from '../db/client';
 import type { HttpError, ProblemKind } from '../errors';
 import { notFound, HttpError as Problem, problems, problemTypePrefix } from '../errors';
@@ -66,10 +66,9 @@ export async function finaliseObject(objectKey: string): Promise<void> {
 
 /** The upload whose bytes go to `files/<repositoryId>/<documentId>/<uploadId>`, if there is one. */
 async function uploadOfObject(objectKey: string): Promise<StoredUpload | undefined> {
-  if (!objectKey.startsWith(fileKeyPrefix)) return undefined;
-  const [repositoryId, , uploadId, ...rest] = objectKey.slice(fileKeyPrefix.length).split('/');
-  if (!repositoryId || !uploadId || rest.length > 0) return undefined;
-  const upload = await readUploadItem(repositoryId, uploadId);
+  const object = fileObjectOf(objectKey);
+  if (!object) return undefined;
+  const upload = await readUploadItem(object.repositoryId, object.objectId);
   return upload?.objectKey === objectKey ? upload : undefined;
 }
 

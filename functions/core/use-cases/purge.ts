@@ -19,6 +19,8 @@
  * (every such write asserts its folder carries no trash mark), and the step that finds it empty
  * can remove it knowing nothing was added since.
  */
+
+import { documentObjectsPrefix } from '../bucket';
 import {
   ConditionFailed,
   deleteItems,
@@ -32,7 +34,7 @@ import {
 } from '../db/client';
 import { readRange } from '../db/queries';
 import { notFound } from '../errors';
-import { deleteEverythingUnder, documentObjectsPrefix } from '../files/objects';
+import { deleteEverythingUnder } from '../files/objects';
 import { now } from '../ids';
 import { recordChange } from '../items/change';
 import { isDocumentItem, readDocumentItems } from '../items/document';

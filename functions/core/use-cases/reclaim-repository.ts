@@ -4,10 +4,12 @@
  * memberships, its trash, its upload sessions, its bytes in the bucket, its usage, its feed, a
  * page at a time.
  */
+
+import { repositoryObjectsPrefix } from '../bucket';
 import { deleteItems, getItems, type Item, remove, type TransactItem } from '../db/client';
 import { itemExists } from '../db/conditions';
 import { prefixRange, queryPage, readRange } from '../db/queries';
-import { deleteEverythingUnder, repositoryObjectsPrefix } from '../files/objects';
+import { deleteEverythingUnder } from '../files/objects';
 import { feedPartition, keyOf, MEMBER_PREFIX, memberKey, repositoryPartition, TRASH_PREFIX, UPLOAD_PREFIX, usageKey } from '../items/keys';
 import { leaveRepositoryStep, removeMembership } from '../items/membership';
 import { newTask, type TaskStep } from '../items/task';

@@ -10,13 +10,13 @@
  * reservation into the version's size (items/usage.ts).
  */
 import type * as z from 'zod/mini';
-import { fileKeyPrefix } from '../bucket';
+import { fileObjectKey } from '../bucket';
 import { ConditionFailed, check, transactWrite } from '../db/client';
 import { type HttpError, invalidField, notFound, HttpError as Problem, preconditionFailed } from '../errors';
 import { PART_URLS_PER_REQUEST, partNumbers, partPlan } from '../files/parts';
 import { abortQuietly, beginMultipart, deleteBytes, partUrlsOf, receivedParts } from '../files/upload-bytes';
 import { newDocumentId, now } from '../ids';
-import { fitsQuota, readVersionTarget, type VersionTarget } from '../items/document';
+import { readVersionTarget, type VersionTarget } from '../items/document';
 import { liveFolderIn, repositoryOfFolder } from '../items/folder';
 import { documentKey, folderKey } from '../items/keys';
 import { ACCESS_STEP, explainAccess, roleCheck } from '../items/role';
@@ -30,7 +30,7 @@ import {
   sweptStep,
   uploadResource,
 } from '../items/upload';
-import { addUsageStep, quotaExceeded, quotaReached, releaseUsageStep, USAGE_STEP } from '../items/usage';
+import { addUsageStep, fitsQuota, quotaExceeded, quotaReached, releaseUsageStep, USAGE_STEP } from '../items/usage';
 import { uploadLifetimeMs } from '../limits';
 import { logger } from '../logger';
 import { DEFAULT_FILE_CONTENT_TYPE, type startUploadBody } from '../requests';
@@ -67,7 +67,7 @@ export async function startUpload(caller: Caller, input: StartUpload): Promise<U
   const { repositoryId, documentId } = target;
   if (!fitsQuota(target.usage, input.size)) throw quotaExceeded(input.size);
   const id = newDocumentId(repositoryId);
-  const objectKey = `${fileKeyPrefix}${repositoryId}/${documentId}/${id}`;
+  const objectKey = fileObjectKey(repositoryId, documentId, id);
   const plan = partPlan(input.size);
   const at = now();
   const expiresAt = new Date(Date.parse(at) + uploadLifetimeMs()).toISOString();
