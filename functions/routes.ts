@@ -105,7 +105,7 @@ export const IDEMPOTENCY_ACTIONS: readonly DynamoDbAction[] = [
   'dynamodb:DeleteItem',
 ];
 
-/** Routes that take Idempotency-Key: every POST, PUT and DELETE (test/unit/routes.test.ts checks their handlers). */
+/** Routes that take Idempotency-Key: every POST, PUT and DELETE (test/unit/write-routes.test.ts checks their handlers). */
 export const takesIdempotencyKey = (route: { readonly method?: HttpMethod }) => route.method !== undefined && route.method !== 'GET';
 
 /**
@@ -254,7 +254,8 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: '/uploads/{id}',
     handler: handlerAt<typeof import('./uploads/cancel-upload')>('uploads/cancel-upload'),
-    dynamodb: WRITE,
+    // Its transaction checks no other item.
+    dynamodb: WRITE.filter((action) => action !== 'dynamodb:ConditionCheckItem'),
     s3: ['s3:AbortMultipartUpload', 's3:DeleteObject'],
   },
   {
@@ -262,7 +263,8 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/document',
     handler: handlerAt<typeof import('./documents/create-document')>('documents/create-document'),
-    dynamodb: WRITE,
+    // One transaction, read nothing first: its conditions decide (GetItem: see WRITE).
+    dynamodb: WRITE.filter((action) => action !== 'dynamodb:BatchGetItem'),
   },
   {
     name: 'UpdateDocument',
