@@ -46,7 +46,8 @@ export interface Route {
   readonly handler: HandlerPath;
   /**
    * The DynamoDB actions its store functions use. What IAM grants is `dynamodbActionsOf(route)`:
-   * these, plus the Idempotency-Key record's actions on a write route.
+   * these, plus the Idempotency-Key record's actions on a write route. The agreement guard
+   * (test/guard/agreement.test.ts) holds the grants, and `s3`'s, to exactly what its code can call.
    */
   readonly dynamodb: readonly DynamoDbAction[];
   /** The S3 actions its code uses on the file bucket (none: the function is not told of the bucket). */
