@@ -261,6 +261,14 @@ describe('the agreement guard: every route has every piece', () => {
     expect(actionsOf('GetUpload')).toEqual(expect.arrayContaining(['s3:GetObject', 's3:ListMultipartUploadParts']));
     expect(actionsOf('Worker')).toEqual(expect.arrayContaining(['events:PutEvents', 's3:ListBucket', 'dynamodb:BatchWriteItem']));
     expect(actionsOf('GetOpenApi')).toEqual([]);
+    // S3's DeleteObjects takes a `Delete` too: no DynamoDB DeleteItem in removing objects.
+    const removingObjects = actionsReachableFrom(join(projectRoot, 'functions/core/files/objects.ts')).actions;
+    expect([...removingObjects.keys()].sort()).toEqual([
+      's3:AbortMultipartUpload',
+      's3:DeleteObject',
+      's3:ListBucket',
+      's3:ListBucketMultipartUploads',
+    ]);
   });
 });
 
@@ -269,20 +277,42 @@ const codeOf = (fn: { readonly handler: string }) => join(projectRoot, 'function
 const functionNamed = (name: string): DeclaredFunction => allFunctions().find((fn) => fn.name === name)!;
 
 /**
- * What IAM grants `fn`, as the route table declares it. DynamoDB and S3: the lists the stack's
- * policies (lib/stack/route-function.ts) and the local runtime's permissions (lib/local/permissions.ts,
- * lib/local/s3.ts) are made from. Secrets Manager: a route with `pages` reads the paging-token
- * secret, the worker publishes change events on the stack's bus (both granted in lib/stack, where
- * test/infra/stack.test.ts holds the template to `pages` and to the worker).
+ * Grants of services other than the table and the bucket, which the stack makes from the route
+ * table's other declarations (test/infra/stack.test.ts holds the template to them): the action,
+ * who holds it, and where. A function that starts calling another service gets a line here with
+ * its grant in lib/stack.
+ */
+const OTHER_GRANTS: { action: string; holds: (fn: DeclaredFunction) => boolean; where: string }[] = [
+  {
+    action: 'secretsmanager:GetSecretValue',
+    holds: (fn) => 'pages' in fn && fn.pages === true,
+    where: 'the paging-token secret, to a route with `pages` (lib/stack/documents-stack.ts)',
+  },
+  {
+    action: 'events:PutEvents',
+    holds: (fn) => fn.name === workerFunction.name,
+    where: "the change events' bus, to the worker (lib/stack/background-worker.ts)",
+  },
+];
+
+/**
+ * What IAM grants `fn`. DynamoDB and S3: the route table's lists, from which the stack's policies
+ * (lib/stack/route-function.ts) and the local runtime's permissions (lib/local/permissions.ts,
+ * lib/local/s3.ts) are both made; other services: OTHER_GRANTS.
  */
 function grantsOf(fn: DeclaredFunction): string[] {
   return [
     ...dynamodbActionsOf(fn),
     ...s3ActionsOf('s3' in fn ? fn : {}),
-    ...('pages' in fn && fn.pages ? ['secretsmanager:GetSecretValue'] : []),
-    ...(fn.name === workerFunction.name ? ['events:PutEvents'] : []),
+    ...OTHER_GRANTS.filter((grant) => grant.holds(fn)).map((grant) => grant.action),
   ];
 }
+
+/** Where an action is granted, for the message. */
+const grantedIn = (action: string) =>
+  /^(dynamodb|s3):/.test(action)
+    ? 'functions/routes.ts'
+    : (OTHER_GRANTS.find((grant) => grant.action === action)?.where ?? 'lib/stack, and OTHER_GRANTS in test/guard/agreement.test.ts');
 
 /** Where IAM and the code disagree about `fn`, one line per action (none: they agree). */
 function disagreements(fn: DeclaredFunction): string[] {
@@ -290,10 +320,10 @@ function disagreements(fn: DeclaredFunction): string[] {
   const granted = new Set(grantsOf(fn));
   const missing = [...calls]
     .filter(([action]) => !granted.has(action))
-    .map(([action, at]) => `${action}: its code calls it (${at.slice(0, 3).join(', ')}), functions/routes.ts does not grant it`);
+    .map(([action, at]) => `${action}: its code calls it (${at.slice(0, 3).join(', ')}), not granted (${grantedIn(action)})`);
   const unused = [...granted]
     .filter((action) => !calls.has(action) && !(HONOURED[action] ?? []).some((honoured) => calls.has(honoured)))
-    .map((action) => `${action}: functions/routes.ts grants it, its code never calls it`);
+    .map((action) => `${action}: granted (${grantedIn(action)}), its code never calls it`);
   return [...missing, ...unused];
 }
 
@@ -318,7 +348,7 @@ describe('IAM: every function is granted exactly what its code can call', () => 
         // CreateRepository's own writes delete nothing: only the idempotency layer needs DeleteItem.
         expect(disagreements(functionNamed('CreateRepository'))).toEqual([
           expect.stringMatching(
-            /^dynamodb:DeleteItem: its code calls it \(.*DynamoDBPersistenceLayer\.js:\d+\), functions\/routes\.ts does not/,
+            /^dynamodb:DeleteItem: its code calls it \(.*DynamoDBPersistenceLayer\.js:\d+\), not granted \(functions\/routes\.ts\)$/,
           ),
         ]);
       } finally {
@@ -329,8 +359,24 @@ describe('IAM: every function is granted exactly what its code can call', () => 
     it('a grant the code never uses, DynamoDB or S3', () => {
       const reader = functionNamed('GetDocument') as Route;
       expect(disagreements(planted('GetDocument', { dynamodb: [...reader.dynamodb, 'dynamodb:Query'], s3: ['s3:PutObject'] }))).toEqual([
-        'dynamodb:Query: functions/routes.ts grants it, its code never calls it',
-        's3:PutObject: functions/routes.ts grants it, its code never calls it',
+        'dynamodb:Query: granted (functions/routes.ts), its code never calls it',
+        's3:PutObject: granted (functions/routes.ts), its code never calls it',
+      ]);
+    });
+
+    it("a grant of another service: the worker's events, a list's paging secret", () => {
+      expect(disagreements(planted('Sweeper', { name: 'Worker' }))).toContainEqual(
+        "events:PutEvents: granted (the change events' bus, to the worker (lib/stack/background-worker.ts)), its code never calls it",
+      );
+      expect(disagreements(planted('ListMembers', { pages: false }))).toEqual([
+        expect.stringMatching(/^secretsmanager:GetSecretValue: its code calls it \(functions\/core\/paging\.ts:\d+\), not granted/),
+      ]);
+    });
+
+    it('s3:ListBucket with code that reads objects: it is what makes a missing key 404, not 403', () => {
+      expect(disagreements(planted('GetUpload', { s3: ['s3:GetObject', 's3:ListMultipartUploadParts', 's3:ListBucket'] }))).toEqual([]);
+      expect(disagreements(planted('StartUpload', { s3: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListBucket'] }))).toEqual([
+        's3:ListBucket: granted (functions/routes.ts), its code never calls it',
       ]);
     });
 
