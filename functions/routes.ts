@@ -46,7 +46,8 @@ export interface Route {
   readonly handler: HandlerPath;
   /**
    * The DynamoDB actions its store functions use. What IAM grants is `dynamodbActionsOf(route)`:
-   * these, plus the Idempotency-Key record's actions on a write route.
+   * these, plus the Idempotency-Key record's actions on a write route. The agreement guard
+   * (test/guard/agreement.test.ts) holds the grants, and `s3`'s, to exactly what its code can call.
    */
   readonly dynamodb: readonly DynamoDbAction[];
   /** The S3 actions its code uses on the file bucket (none: the function is not told of the bucket). */
@@ -105,7 +106,7 @@ export const IDEMPOTENCY_ACTIONS: readonly DynamoDbAction[] = [
   'dynamodb:DeleteItem',
 ];
 
-/** Routes that take Idempotency-Key: every POST, PUT and DELETE (test/unit/routes.test.ts checks their handlers). */
+/** Routes that take Idempotency-Key: every POST, PUT and DELETE (test/unit/write-routes.test.ts checks their handlers). */
 export const takesIdempotencyKey = (route: { readonly method?: HttpMethod }) => route.method !== undefined && route.method !== 'GET';
 
 /**
@@ -254,7 +255,8 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: '/uploads/{id}',
     handler: handlerAt<typeof import('./uploads/cancel-upload')>('uploads/cancel-upload'),
-    dynamodb: WRITE,
+    // Its transaction checks no other item.
+    dynamodb: WRITE.filter((action) => action !== 'dynamodb:ConditionCheckItem'),
     s3: ['s3:AbortMultipartUpload', 's3:DeleteObject'],
   },
   {
@@ -262,7 +264,8 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/document',
     handler: handlerAt<typeof import('./documents/create-document')>('documents/create-document'),
-    dynamodb: WRITE,
+    // One transaction, read nothing first: its conditions decide (GetItem: see WRITE).
+    dynamodb: WRITE.filter((action) => action !== 'dynamodb:BatchGetItem'),
   },
   {
     name: 'UpdateDocument',

@@ -13,8 +13,14 @@
  * - its bench entry (bench/endpoints.ts, `endpoints`, named `METHOD /path` or `METHOD /path
  *   (variant)`), for every route that touches the table (the bench measures those);
  * - its row in docs/api.md's endpoint table (§4), linking to a section that starts with it;
- * - the DynamoDB actions its code can ask for (test/guard/dynamodb-actions.ts, read from the
- *   source) are within what IAM grants it, `dynamodbActionsOf(route)`.
+ *
+ * And for every function of the stack (each route's, the fallback, the background worker, its
+ * sweeper, the upload finaliser): IAM grants it exactly the AWS actions its code can call, no
+ * fewer and no more. What the code can call is read from the code (test/guard/aws-actions.ts:
+ * the SDK commands, transaction steps and read-backs it reaches, Powertools' idempotency layer
+ * read from the library's own source); what it is granted is what the route table declares
+ * (`dynamodbActionsOf`, `s3ActionsOf`, `pages`), from which the stack's policies and the local
+ * runtime's permissions (lib/local/permissions.ts, lib/local/s3.ts) are both made.
  *
  * Files are parsed (TypeScript's parser, the Markdown table's rows), not searched for words: a
  * route name in a comment is no row. Rows for routes that do not exist fail too.
@@ -25,10 +31,10 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type { Scene } from '#core/http/operation';
-import { dynamodbActionsOf, type Route, routes } from '#functions/routes';
+import { allFunctions, dynamodbActionsOf, IDEMPOTENCY_ACTIONS, type Route, routes, s3ActionsOf, workerFunction } from '#functions/routes';
 import { exampleCall } from '#lib/examples';
 import { loadOperations } from '#lib/openapi/document';
-import { dynamodbActionsReachableFrom, projectRoot } from './dynamodb-actions';
+import { actionsReachableFrom, HONOURED, projectRoot } from './aws-actions';
 
 const read = (path: string) => readFileSync(join(projectRoot, path), 'utf8');
 const parseTs = (path: string) => ts.createSourceFile(path, read(path), ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS);
@@ -219,16 +225,6 @@ describe('the agreement guard: every route has every piece', () => {
         .soft(firstLine, `${where}: docs/api.md #${anchor} starts with the route`)
         .toMatch(new RegExp(`^\`${route.method} ${route.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`?]`));
     }
-
-    const { actions } = dynamodbActionsReachableFrom(file);
-    const granted = new Set<string>(dynamodbActionsOf(route));
-    const missing = [...actions]
-      .filter(([action]) => !granted.has(action))
-      .map(([action, at]) => `${action} (${at.slice(0, 3).join(', ')})`);
-    // As one string, so the report names each action and where the code asks for it.
-    expect
-      .soft(missing.join('; ') || 'none', `${where}: DynamoDB actions its code uses that functions/routes.ts does not grant it`)
-      .toBe('none');
   });
 
   it('has no row for a route that does not exist', () => {
@@ -255,19 +251,139 @@ describe('the agreement guard: every route has every piece', () => {
     expect(handlerSpellings).toHaveLength(routes.length);
     expect(docs.rows.size).toBe(routes.length);
     expect(completeness.fromRouteTable || completeness.listed.length >= routes.length).toBe(true);
-    // A route declaring table actions uses some, and one declaring none uses none: an analysis that
-    // stopped following imports would find nothing and pass every route.
-    for (const route of routes) {
-      const found = dynamodbActionsReachableFrom(join(projectRoot, 'functions', `${route.handler}.ts`)).actions;
-      expect(found.size > 0, `${route.name}: actions found in its code`).toBe(touchesTable(route));
-    }
-    // The reads of a single item are BatchGetItem, a list adds Query, a create writes in a transaction.
-    const actionsOf = (name: string) => {
-      const route = routes.find((r) => r.name === name)!;
-      return [...dynamodbActionsReachableFrom(join(projectRoot, 'functions', `${route.handler}.ts`)).actions.keys()].sort();
-    };
+    // What the analysis reads: a read is BatchGetItem, a list adds Query, a create writes in a
+    // transaction; a file route's reads; the worker's events (an analysis that stopped following
+    // imports would find nothing, and then every grant would be reported unused).
+    const actionsOf = (name: string) => [...actionsReachableFrom(codeOf(functionNamed(name))).actions.keys()].sort();
     expect(actionsOf('GetDocument')).toEqual(['dynamodb:BatchGetItem']);
-    expect(actionsOf('ListFolders')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query']);
+    expect(actionsOf('ListFolders')).toEqual(['dynamodb:BatchGetItem', 'dynamodb:Query', 'secretsmanager:GetSecretValue']);
     expect(actionsOf('CreateDocument')).toEqual(expect.arrayContaining(['dynamodb:PutItem', 'dynamodb:ConditionCheckItem']));
+    expect(actionsOf('GetUpload')).toEqual(expect.arrayContaining(['s3:GetObject', 's3:ListMultipartUploadParts']));
+    expect(actionsOf('Worker')).toEqual(expect.arrayContaining(['events:PutEvents', 's3:ListBucket', 'dynamodb:BatchWriteItem']));
+    expect(actionsOf('GetOpenApi')).toEqual([]);
+    // S3's DeleteObjects takes a `Delete` too: no DynamoDB DeleteItem in removing objects.
+    const removingObjects = actionsReachableFrom(join(projectRoot, 'functions/core/files/objects.ts')).actions;
+    expect([...removingObjects.keys()].sort()).toEqual([
+      's3:AbortMultipartUpload',
+      's3:DeleteObject',
+      's3:ListBucket',
+      's3:ListBucketMultipartUploads',
+    ]);
+  });
+});
+
+type DeclaredFunction = ReturnType<typeof allFunctions>[number];
+const codeOf = (fn: { readonly handler: string }) => join(projectRoot, 'functions', `${fn.handler}.ts`);
+const functionNamed = (name: string): DeclaredFunction => allFunctions().find((fn) => fn.name === name)!;
+
+/**
+ * Grants of services other than the table and the bucket, which the stack makes from the route
+ * table's other declarations (test/infra/stack.test.ts holds the template to them): the action,
+ * who holds it, and where. A function that starts calling another service gets a line here with
+ * its grant in lib/stack.
+ */
+const OTHER_GRANTS: { action: string; holds: (fn: DeclaredFunction) => boolean; where: string }[] = [
+  {
+    action: 'secretsmanager:GetSecretValue',
+    holds: (fn) => 'pages' in fn && fn.pages === true,
+    where: 'the paging-token secret, to a route with `pages` (lib/stack/documents-stack.ts)',
+  },
+  {
+    action: 'events:PutEvents',
+    holds: (fn) => fn.name === workerFunction.name,
+    where: "the change events' bus, to the worker (lib/stack/background-worker.ts)",
+  },
+];
+
+/**
+ * What IAM grants `fn`. DynamoDB and S3: the route table's lists, from which the stack's policies
+ * (lib/stack/route-function.ts) and the local runtime's permissions (lib/local/permissions.ts,
+ * lib/local/s3.ts) are both made; other services: OTHER_GRANTS.
+ */
+function grantsOf(fn: DeclaredFunction): string[] {
+  return [
+    ...dynamodbActionsOf(fn),
+    ...s3ActionsOf('s3' in fn ? fn : {}),
+    ...OTHER_GRANTS.filter((grant) => grant.holds(fn)).map((grant) => grant.action),
+  ];
+}
+
+/** Where an action is granted, for the message. */
+const grantedIn = (action: string) =>
+  /^(dynamodb|s3):/.test(action)
+    ? 'functions/routes.ts'
+    : (OTHER_GRANTS.find((grant) => grant.action === action)?.where ?? 'lib/stack, and OTHER_GRANTS in test/guard/agreement.test.ts');
+
+/** Where IAM and the code disagree about `fn`, one line per action (none: they agree). */
+function disagreements(fn: DeclaredFunction): string[] {
+  const calls = actionsReachableFrom(codeOf(fn)).actions;
+  const granted = new Set(grantsOf(fn));
+  const missing = [...calls]
+    .filter(([action]) => !granted.has(action))
+    .map(([action, at]) => `${action}: its code calls it (${at.slice(0, 3).join(', ')}), not granted (${grantedIn(action)})`);
+  const unused = [...granted]
+    .filter((action) => !calls.has(action) && !(HONOURED[action] ?? []).some((honoured) => calls.has(honoured)))
+    .map((action) => `${action}: granted (${grantedIn(action)}), its code never calls it`);
+  return [...missing, ...unused];
+}
+
+describe('IAM: every function is granted exactly what its code can call', () => {
+  it.each(allFunctions().map((fn) => [fn.name, fn] as const))('%s', (_, fn) => {
+    expect(disagreements(fn), `${fn.name} (functions/${fn.handler}.ts): its grants against what its code can call`).toEqual([]);
+  });
+
+  it("grants write routes exactly what Powertools' idempotency layer calls, read from the library's source", () => {
+    const layer = actionsReachableFrom(join(projectRoot, 'functions/core/http/idempotency.ts')).actions;
+    expect([...layer.keys()].sort(), 'IDEMPOTENCY_ACTIONS (functions/routes.ts)').toEqual([...IDEMPOTENCY_ACTIONS].sort());
+    for (const at of layer.values()) expect(at.join(' ')).toContain('node_modules/@aws-lambda-powertools/idempotency/');
+  });
+
+  describe('fails, naming the function and the action, when they disagree', () => {
+    const planted = (name: string, change: Partial<Route>) => ({ ...functionNamed(name), ...change }) as DeclaredFunction;
+
+    it('an idempotency action missing', () => {
+      const kept = [...IDEMPOTENCY_ACTIONS];
+      (IDEMPOTENCY_ACTIONS as string[]).splice(kept.indexOf('dynamodb:DeleteItem'), 1);
+      try {
+        // CreateRepository's own writes delete nothing: only the idempotency layer needs DeleteItem.
+        expect(disagreements(functionNamed('CreateRepository'))).toEqual([
+          expect.stringMatching(
+            /^dynamodb:DeleteItem: its code calls it \(.*DynamoDBPersistenceLayer\.js:\d+\), not granted \(functions\/routes\.ts\)$/,
+          ),
+        ]);
+      } finally {
+        (IDEMPOTENCY_ACTIONS as string[]).splice(0, Infinity, ...kept);
+      }
+    });
+
+    it('a grant the code never uses, DynamoDB or S3', () => {
+      const reader = functionNamed('GetDocument') as Route;
+      expect(disagreements(planted('GetDocument', { dynamodb: [...reader.dynamodb, 'dynamodb:Query'], s3: ['s3:PutObject'] }))).toEqual([
+        'dynamodb:Query: granted (functions/routes.ts), its code never calls it',
+        's3:PutObject: granted (functions/routes.ts), its code never calls it',
+      ]);
+    });
+
+    it("a grant of another service: the worker's events, a list's paging secret", () => {
+      expect(disagreements(planted('Sweeper', { name: 'Worker' }))).toContainEqual(
+        "events:PutEvents: granted (the change events' bus, to the worker (lib/stack/background-worker.ts)), its code never calls it",
+      );
+      expect(disagreements(planted('ListMembers', { pages: false }))).toEqual([
+        expect.stringMatching(/^secretsmanager:GetSecretValue: its code calls it \(functions\/core\/paging\.ts:\d+\), not granted/),
+      ]);
+    });
+
+    it('s3:ListBucket with code that reads objects: it is what makes a missing key 404, not 403', () => {
+      expect(disagreements(planted('GetUpload', { s3: ['s3:GetObject', 's3:ListMultipartUploadParts', 's3:ListBucket'] }))).toEqual([]);
+      expect(disagreements(planted('StartUpload', { s3: ['s3:PutObject', 's3:AbortMultipartUpload', 's3:ListBucket'] }))).toEqual([
+        's3:ListBucket: granted (functions/routes.ts), its code never calls it',
+      ]);
+    });
+
+    it('an S3 grant missing', () => {
+      expect(disagreements(planted('GetDocumentContent', { s3: [] }))).toEqual([
+        expect.stringMatching(/^s3:GetObject: its code calls it \(functions\/core\/use-cases\/content\.ts:\d+/),
+      ]);
+    });
   });
 });

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { projectRoot } from './dynamodb-actions';
+import { projectRoot } from './aws-actions';
 
 const bench = join(projectRoot, 'bench');
 type Graph = Map<string, string[]>;
