@@ -74,7 +74,7 @@ describe('consumed capacity for a 1 KB document', () => {
   });
 });
 
-describe('the item-size model the benchmark bills with (test/support/item-size.ts)', () => {
+describe('the item-size model the benchmark bills with (functions/core/db/item-size.ts)', () => {
   it('sizes items as DynamoDB does: one write unit per started KB, around every boundary', async () => {
     // A plain PutItem costs 1 WCU per started KB of the item: DynamoDB Local computes that
     // from its own item size, so it checks the model's size at each KB boundary.
