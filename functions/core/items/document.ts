@@ -15,7 +15,7 @@
  * Deleting (to the trash): ../use-cases/trash.ts; restoring a revision: ../use-cases/revisions.ts.
  */
 import { createHash } from 'node:crypto';
-import { ConditionFailed, check, getItems, type Item, optimistically, put, remove, type TransactItem, transactWrite } from '../db/client';
+import { ConditionFailed, check, getItems, type Item, optimistically, put, type TransactItem, transactWrite } from '../db/client';
 import { allOf, itemExists, itemIsAbsent } from '../db/conditions';
 import { itemSize } from '../db/item-size';
 import { queryPage } from '../db/queries';
