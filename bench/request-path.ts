@@ -13,10 +13,10 @@
  *
  * Not part of `npm run bench` (its figures are not in results.json): a look at one endpoint's path.
  */
-import { writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector/promises';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchGetItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -76,7 +76,10 @@ async function cpuPerCall(call: (n: number) => Promise<unknown>, count: number):
 }
 
 /** Self time by module of a V8 CPU profile: the top `top` places, in ms. */
-function selfTimeByModule(profile: { nodes: { id: number; callFrame: { url: string; functionName: string } }[]; samples: number[]; timeDeltas: number[] }, top = 25) {
+function selfTimeByModule(
+  profile: { nodes: { id: number; callFrame: { url: string; functionName: string } }[]; samples: number[]; timeDeltas: number[] },
+  top = 25,
+) {
   const nodes = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
   const byPlace = new Map<string, number>();
   profile.samples.forEach((id, i) => {
@@ -88,6 +91,54 @@ function selfTimeByModule(profile: { nodes: { id: number; callFrame: { url: stri
     byPlace.set(module, (byPlace.get(module) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
   });
   return [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, top);
+}
+
+/** The warm CPU per call and the profile, in a process with nothing else running (the `cpu` argument). */
+async function cpuChild() {
+  const { id, sub, repositoryId } = JSON.parse(process.env.REQUEST_PATH_TARGET!) as { id: string; sub: string; repositoryId: string };
+  const tableName = process.env.TABLE_NAME!;
+  const { aclKey, documentKey } = await import('#core/items/keys');
+  const { handler } = await import('#functions/documents/get-document');
+  const keys = [documentKey(id), aclKey(repositoryId, sub)].map((key) => ({ PK: { S: key.PK }, SK: { S: key.SK } }));
+  const bare = new DynamoDBClient({
+    endpoint: process.env.DYNAMODB_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const bareRead = async () => {
+    const answer = await bare.send(new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
+    return (answer.Responses?.[tableName] ?? []).map((item) => unmarshall(item));
+  };
+  const handlerCall = async (n: number) => {
+    const result = await handler(eventOf(id, sub, n), contextOf(n));
+    if (result.statusCode !== 200) throw new Error(`handler answered ${result.statusCode}: ${result.body}`);
+  };
+  // Warm both, then rounds taking turns.
+  await cpuPerCall(handlerCall, CALLS);
+  await cpuPerCall(bareRead, CALLS);
+  const cpu = { handler: [] as number[], bare: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    cpu.handler.push(await cpuPerCall(handlerCall, CALLS));
+    cpu.bare.push(await cpuPerCall(bareRead, CALLS));
+  }
+  const [h, b] = [median(cpu.handler), median(cpu.bare)];
+  log(
+    `warm CPU per call (median of ${ROUNDS} rounds of ${CALLS}): handler ${round(h, 0)} µs, bare SDK ${round(b, 0)} µs: ${round(h / b)}×`,
+  );
+
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  await cpuPerCall(handlerCall, CALLS * 2);
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  if (process.env.REQUEST_PATH_PROFILE) await writeFile(process.env.REQUEST_PATH_PROFILE, JSON.stringify(profile));
+  log(`self time of ${CALLS * 2} handler calls, by module (ms):`);
+  for (const [place, ms] of selfTimeByModule(profile as never)) log(`  ${place.padEnd(60)} ${ms.toFixed(1)}`);
+
+  bare.destroy();
 }
 
 async function main() {
@@ -104,7 +155,6 @@ async function main() {
     const { createRepository } = await import('#core/items/repository');
     const { createDocument } = await import('#core/items/document');
     const { aclKey, documentKey } = await import('#core/items/keys');
-    const { handler } = await import('#functions/documents/get-document');
     const caller = { userId: 'request-path-user' };
     const repository = await createRepository(caller, { name: 'Path', description: '' });
     const document = await createDocument(caller, {
@@ -123,10 +173,6 @@ async function main() {
       const answer = await bare.send(new BatchGetItemCommand({ RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } } }));
       return (answer.Responses?.[tableName] ?? []).map((item) => unmarshall(item));
     };
-    const handlerCall = async (n: number) => {
-      const result = await handler(eventOf(document.id, caller.userId, n), contextOf(n));
-      if (result.statusCode !== 200) throw new Error(`handler answered ${result.statusCode}: ${result.body}`);
-    };
     // The floor server: the two items, as JSON.
     floor.on('request', (_request, response) => {
       bareRead().then(
@@ -139,28 +185,20 @@ async function main() {
     const token = await service.issueToken(caller.userId);
     const request = { method: 'GET' as const, path: `/document/${document.id}` };
 
-    // Warm both, then rounds taking turns.
-    await cpuPerCall(handlerCall, CALLS);
-    await cpuPerCall(bareRead, CALLS);
-    const cpu = { handler: [] as number[], bare: [] as number[] };
-    for (let round = 0; round < ROUNDS; round++) {
-      cpu.handler.push(await cpuPerCall(handlerCall, CALLS));
-      cpu.bare.push(await cpuPerCall(bareRead, CALLS));
-    }
-    const [h, b] = [median(cpu.handler), median(cpu.bare)];
-    log(`warm CPU per call (median of ${ROUNDS} rounds of ${CALLS}): handler ${round(h, 0)} µs, bare SDK ${round(b, 0)} µs: ${round(h / b)}×`);
-
-    const session = new Session();
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: 100 });
-    await session.post('Profiler.start');
-    await cpuPerCall(handlerCall, CALLS * 2);
-    const { profile } = await session.post('Profiler.stop');
-    session.disconnect();
-    if (process.env.REQUEST_PATH_PROFILE) await writeFile(process.env.REQUEST_PATH_PROFILE, JSON.stringify(profile));
-    log(`self time of ${CALLS * 2} handler calls, by module (ms):`);
-    for (const [place, ms] of selfTimeByModule(profile as never)) log(`  ${place.padEnd(60)} ${ms.toFixed(1)}`);
+    // CPU in a child process of its own: the local service's background work (stream feeder, worker) stays out.
+    const child = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'cpu'], {
+      env: {
+        ...process.env,
+        TABLE_NAME: tableName,
+        DYNAMODB_ENDPOINT: dynamodb.endpoint,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        REQUEST_PATH_TARGET: JSON.stringify({ id: document.id, sub: caller.userId, repositoryId: repository.id }),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    if (child.status !== 0) throw new Error(`the CPU child failed (${child.status})`);
 
     const throughput = { service: [] as number[], floor: [] as number[], ratio: [] as number[] };
     await hammer({ url: service.url, token }, () => request, 200, CONNECTIONS, 1);
@@ -186,7 +224,7 @@ async function main() {
   }
 }
 
-main().catch((error: unknown) => {
+(process.argv[2] === 'cpu' ? cpuChild() : main()).catch((error: unknown) => {
   process.stderr.write(`request-path failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });
