@@ -13,7 +13,8 @@
  *
  * Not part of `npm run bench` (its figures are not in results.json): a look at one endpoint's path.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector/promises';
@@ -113,17 +114,20 @@ async function cpuChild() {
     const result = await handler(eventOf(id, sub, n), contextOf(n));
     if (result.statusCode !== 200) throw new Error(`handler answered ${result.statusCode}: ${result.body}`);
   };
-  // Warm both, then rounds taking turns.
-  await cpuPerCall(handlerCall, CALLS);
-  await cpuPerCall(bareRead, CALLS);
-  const cpu = { handler: [] as number[], bare: [] as number[] };
+  // The store's call alone (what the handler adds around it is the difference).
+  const { getDocument } = await import('#core/items/document');
+  const storeCall = () => getDocument({ userId: sub }, id);
+  // Warm each, then rounds taking turns.
+  const sides = { handler: handlerCall, store: storeCall, bare: bareRead };
+  for (const call of Object.values(sides)) await cpuPerCall(call, CALLS);
+  const cpu = { handler: [] as number[], store: [] as number[], bare: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {
-    cpu.handler.push(await cpuPerCall(handlerCall, CALLS));
-    cpu.bare.push(await cpuPerCall(bareRead, CALLS));
+    for (const [side, call] of Object.entries(sides)) cpu[side as keyof typeof sides].push(await cpuPerCall(call, CALLS));
   }
-  const [h, b] = [median(cpu.handler), median(cpu.bare)];
+  const [h, s, b] = [median(cpu.handler), median(cpu.store), median(cpu.bare)];
   log(
-    `warm CPU per call (median of ${ROUNDS} rounds of ${CALLS}): handler ${round(h, 0)} µs, bare SDK ${round(b, 0)} µs: ${round(h / b)}×`,
+    `warm CPU per call (median of ${ROUNDS} rounds of ${CALLS}): handler ${round(h, 0)} µs, its store call ${round(s, 0)} µs, ` +
+      `bare SDK ${round(b, 0)} µs: handler ${round(h / b)}×, store call ${round(s / b)}× the bare SDK call`,
   );
 
   const session = new Session();
@@ -186,7 +190,8 @@ async function main() {
     const request = { method: 'GET' as const, path: `/document/${document.id}` };
 
     // CPU in a child process of its own: the local service's background work (stream feeder, worker) stays out.
-    const child = spawnSync(process.execPath, ['--import', 'tsx', import.meta.filename, 'cpu'], {
+    // Not spawnSync: DynamoDB Local's proxy (conflict mode, commit barrier) runs in this process.
+    const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'cpu'], {
       env: {
         ...process.env,
         TABLE_NAME: tableName,
@@ -198,7 +203,8 @@ async function main() {
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    if (child.status !== 0) throw new Error(`the CPU child failed (${child.status})`);
+    const [status] = await once(child, 'exit');
+    if (status !== 0) throw new Error(`the CPU child failed (${status})`);
 
     const throughput = { service: [] as number[], floor: [] as number[], ratio: [] as number[] };
     await hammer({ url: service.url, token }, () => request, 200, CONNECTIONS, 1);
