@@ -53,9 +53,14 @@ export async function bundleAll(dir: string) {
 }
 
 const FLOORS = ['dynamodb', 'dynamodb-secrets', 'dynamodb-s3'] as const;
-/** The floor of a bundle: the clients it holds (the S3 client's endpoint rules name `s3express`, Secrets Manager's its signing name). */
-const floorOf = (code: string) =>
-  `${FLOOR_PREFIX}${code.includes('s3express') ? 'dynamodb-s3' : code.includes('secretsmanager') ? 'dynamodb-secrets' : 'dynamodb'}`;
+/**
+ * The floor of a bundle, by the clients it holds (DynamoDB's names its API version, the S3 client's endpoint rules
+ * `s3express`, Secrets Manager's its signing name); none for a function without DynamoDB (the API reference's).
+ */
+function floorOf(code: string): string | undefined {
+  if (!code.includes('DynamoDB_20120810')) return undefined;
+  return `${FLOOR_PREFIX}${code.includes('s3express') ? 'dynamodb-s3' : code.includes('secretsmanager') ? 'dynamodb-secrets' : 'dynamodb'}`;
+}
 
 export const coldStart: Scenario = {
   name: 'coldStart',
