@@ -1,7 +1,7 @@
 /** The budgets the service is held to, and each one's verdict, from the results alone. */
 import { costs, prices, READ_FLOOR } from './cost-model';
 import { f, kb, n, usd } from './markdown';
-import { type CapacityRow, EMPTY, PROFILED, type Results } from './results';
+import { type CapacityRow, EMPTY, FLOOR_PREFIX, PROFILED, type Results } from './results';
 
 export const BUDGETS = {
   documentReadRatio: 0.7,
@@ -50,7 +50,7 @@ function roundTrips(budget: string, rows: CapacityRow[], why: string): Budget {
 
 export function budgets(r: Results): Budget[] {
   const document = r.throughput.find((row) => row.endpoint === PROFILED.endpoint && row.concurrency === PROFILED.concurrency)!;
-  const handlers = r.coldStart.filter((row) => row.name !== EMPTY);
+  const handlers = r.coldStart.filter((row) => row.name !== EMPTY && !row.name.startsWith(FLOOR_PREFIX));
   const biggest = handlers.reduce((a, b) => (b.bytes > a.bytes ? b : a));
   const slowest = handlers.reduce((a, b) => (b.loadRatio > a.loadRatio ? b : a));
   const documentCost = costs(r.durations, r.capacity).find((row) => row.endpoint === PROFILED.endpoint)!;

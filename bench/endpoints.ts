@@ -97,8 +97,8 @@ export const endpoints: Endpoint[] = [
     request: (s) => ({ params: { id: s.folder }, query: { recursive: 'true' } }),
   },
   { name: 'GET /document/{id}', minimum: least(1, ['document', 'role']), store: (f) => getDocument(f.caller, f.documentId) },
-  // Inline text: the document, its current content and the caller's role in one read.
-  { name: 'GET /document/{id}/content', minimum: least(1, ['document', 'role', 'current content']) },
+  // Small inline text: the document (its text in it) and the caller's role in one read.
+  { name: 'GET /document/{id}/content', minimum: least(1, ['document', 'role']) },
   {
     // The bytes go to the bucket first (not a DynamoDB round trip).
     name: 'PUT /document/{id}/content',
@@ -110,12 +110,14 @@ export const endpoints: Endpoint[] = [
   { name: 'GET /document/{id}/path', minimum: least(3, ['document', 'role', 'folder', 'folder']) },
   {
     name: 'POST /document',
-    minimum: least(1, [], ['folder', 'role', 'document', 'revision', 'content', 'entry', 'entry', 'change']),
+    // Its text is in the document item: no content item.
+    minimum: least(1, [], ['folder', 'role', 'document', 'revision', 'entry', 'entry', 'change']),
     request: (s) => ({ body: newDocument(s.folder, s.unique) }),
     store: (f, { n }) => createDocument(f.caller, newDocument(f.writeFolderId, `${n}-${process.hrtime.bigint()}`)),
   },
   {
     name: 'PUT /document',
+    // The new text in the document item; the text it replaces into the content item of the version that set it.
     minimum: change(['document', 'revision', 'content', 'folder', 'role', 'entry', 'change']),
     targets: { kind: 'document', pool: 500 },
     request: (s) => ({ body: { id: s.document, content: oneKb('y') } }),
@@ -143,7 +145,7 @@ export const endpoints: Endpoint[] = [
     // The upload; its move to `verifying` before the parts are joined (so the Object Created event
     // that brings finds it taken care of); the version's transaction, which also completes it.
     name: 'POST /uploads/{id}/complete',
-    minimum: least(3, ['upload'], ['upload', 'upload', 'document', 'revision', 'content', 'entry', 'change']),
+    minimum: least(3, ['upload'], ['upload', 'upload', 'document', 'revision', 'entry', 'change']),
     targets: { kind: 'sent upload' },
   },
   // The upload, then its cancel with the reservation given back; once its bytes are gone, it leaves the sweeper's index.

@@ -2,7 +2,7 @@
  * Records the requests the store's DynamoDB client sends while recording is on (SDK middleware
  * on `db()`, in the process that runs the handlers): each request's operation and timing (round
  * trips), what DynamoDB Local says it consumed, and what AWS would bill for the items it touched
- * (test/support/item-size.ts). Written items are read before and after the write, with a client
+ * (functions/core/db/item-size.ts). Written items are read before and after the write, with a client
  * of its own (not recorded), since the larger image decides the bill.
  */
 

@@ -13,7 +13,7 @@ import { memorySizes, timeoutSeconds } from '#lib/function-settings';
 import { type Budget, budgets } from './budgets';
 import { type CostRow, costs, fileCosts, MB_PER_VCPU, prices, READ_FLOOR } from './cost-model';
 import { f, kb, n, tableOf, usd } from './markdown';
-import { type CapacityRow, EMPTY, PROFILED, type Results } from './results';
+import { type CapacityRow, EMPTY, FLOOR_PREFIX, PROFILED, type Results } from './results';
 
 const bold = (text: string | number) => `**${text}**`;
 const capacityTable = (rows: CapacityRow[]) =>
@@ -102,6 +102,7 @@ ${tableOf(r.coldStart, {
   'Load ms': (c) => f(c.loadMs, 1),
   'Import ms': (c) => f(c.importMs, 1),
   '× empty': (c) => (c.name === EMPTY ? '1.00' : bold(f(c.loadRatio))),
+  '× floor': (c) => (c.floorRatio === undefined ? '' : `${bold(f(c.floorRatio))} (${c.floor!.slice(FLOOR_PREFIX.length)})`),
 })}`,
     ],
     [

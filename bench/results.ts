@@ -51,6 +51,9 @@ export type ColdStartRow = {
   loadMs: number;
   importMs: number;
   loadRatio: number;
+  /** The floor it is measured against (bench/floors/), and its load / the floor's. */
+  floor?: string;
+  floorRatio?: number;
   runs: number;
 };
 
@@ -128,3 +131,5 @@ export interface Results {
 export const PROFILED = { endpoint: 'GET /document/{id}', concurrency: 32 } as const;
 /** The cold-start reference: a handler that does nothing, bundled like every real one. */
 export const EMPTY = 'empty handler';
+/** The names of the cold-start floors: a handler importing a route's AWS clients and nothing else (bench/floors/). */
+export const FLOOR_PREFIX = 'floor: ';

@@ -1,6 +1,8 @@
 /**
- * Cold start: every function bundled as the stack bundles it (lib/bundling.ts), and an empty
- * handler bundled the same way (bench/empty-handler.ts): size, minified and gzip, and module
+ * Cold start: every function bundled as the stack bundles it (lib/bundling.ts), an empty
+ * handler bundled the same way (bench/empty-handler.ts), and each function's floor: a handler
+ * that imports the AWS clients it imports and does nothing else (bench/floors/: DynamoDB; with
+ * Secrets Manager for the routes that page; with S3 for the file routes): size, minified and gzip, and module
  * load in fresh Node processes, taking turns — from process start until `import()` of the bundle
  * resolved, what a Lambda cold start waits for before the first call. The import alone too.
  */
@@ -14,7 +16,7 @@ import { build } from 'esbuild';
 import { fallbackRoute, routes } from '#functions/routes';
 import { bundleHandler, esbuildOptions, projectRoot } from '#lib/bundling';
 import { median, round } from '../load';
-import { EMPTY } from '../results';
+import { EMPTY, FLOOR_PREFIX } from '../results';
 import type { Scenario } from '../scenario';
 
 const RUNS = 25;
@@ -41,7 +43,23 @@ export async function bundleAll(dir: string) {
     bundles.push({ name, handler, file: await bundleHandler(handler, join(dir, name)) });
   const empty = join(dir, 'empty', 'index.mjs');
   await build(esbuildOptions(join(projectRoot, 'bench', 'empty-handler.ts'), empty));
-  return [...bundles, { name: EMPTY, handler: 'bench/empty-handler', file: empty }];
+  const floors = [];
+  for (const floor of FLOORS) {
+    const file = join(dir, floor, 'index.mjs');
+    await build(esbuildOptions(join(projectRoot, 'bench', 'floors', `${floor}.ts`), file));
+    floors.push({ name: `${FLOOR_PREFIX}${floor}`, handler: `bench/floors/${floor}`, file });
+  }
+  return [...bundles, { name: EMPTY, handler: 'bench/empty-handler', file: empty }, ...floors];
+}
+
+const FLOORS = ['dynamodb', 'dynamodb-secrets', 'dynamodb-s3'] as const;
+/**
+ * The floor of a bundle, by the clients it holds (DynamoDB's names its API version, the S3 client's endpoint rules
+ * `s3express`, Secrets Manager's its signing name); none for a function without DynamoDB (the API reference's).
+ */
+function floorOf(code: string): string | undefined {
+  if (!code.includes('DynamoDB_20120810')) return undefined;
+  return `${FLOOR_PREFIX}${code.includes('s3express') ? 'dynamodb-s3' : code.includes('secretsmanager') ? 'dynamodb-secrets' : 'dynamodb'}`;
 }
 
 export const coldStart: Scenario = {
@@ -58,6 +76,7 @@ export const coldStart: Scenario = {
         const code = await readFile(file);
         const own = samples.get(name)!;
         const loadMs = median(own.map((s) => s.loadMs));
+        const floor = name === EMPTY || name.startsWith(FLOOR_PREFIX) ? undefined : floorOf(code.toString('utf8'));
         const importMs = round(median(own.map((s) => s.importMs)));
         return {
           name,
@@ -67,12 +86,16 @@ export const coldStart: Scenario = {
           loadMs: round(loadMs),
           importMs,
           loadRatio: round(loadMs / empty),
+          ...(floor ? { floor, floorRatio: round(loadMs / median(samples.get(floor)!.map((s) => s.loadMs))) } : {}),
           runs: RUNS,
         };
       }),
     );
     for (const r of rows)
-      log(`  ${r.name.padEnd(30)} ${(r.bytes / 1024).toFixed(0).padStart(4)} KB, load ${r.loadMs} ms (${r.loadRatio}×)`);
+      log(
+        `  ${r.name.padEnd(30)} ${(r.bytes / 1024).toFixed(0).padStart(4)} KB, load ${r.loadMs} ms (${r.loadRatio}× empty` +
+          `${r.floor ? `, ${r.floorRatio}× ${r.floor}` : ''})`,
+      );
     return { coldStart: rows };
   },
 };

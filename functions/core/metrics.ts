@@ -1,6 +1,10 @@
 /**
- * The service's own CloudWatch metrics, written as embedded metric format (EMF) log lines by
- * Powertools Metrics: no API call on the hot path, CloudWatch Logs extracts them. Every name,
+ * The service's own CloudWatch metrics, written as embedded metric format (EMF) log lines: no
+ * API call on the hot path, CloudWatch Logs extracts them. The lines are made here, as
+ * Powertools Metrics made them (same keys, same order): its serialization (key-collision checks,
+ * stores, a console) was ~40% of the CPU a warm GET /document/{id} spends outside its store
+ * call (bench/request-path.ts). The format: "Specification: Embedded metric format",
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html Every name,
  * unit and dimension is in `serviceMetrics` below; the stack's alarms and dashboard
  * (lib/stack/monitoring.ts) and docs/operations.md read the same table.
  *
@@ -12,14 +16,15 @@
  *   records a business event publishes it on a second line).
  * The namespace is the stack's (POWERTOOLS_METRICS_NAMESPACE, from the deployment config).
  *
- * A Metrics instance per invocation, kept in AsyncLocalStorage: the local runtime serves
+ * An invocation's lines are kept in AsyncLocalStorage: the local runtime serves
  * concurrent requests through one module instance, and their metrics must not mix.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 
 export const SERVICE_NAME = 'documents';
 
+/** CloudWatch units the metrics use (the names Powertools' MetricUnit gives them). */
+const MetricUnit = { Count: 'Count', Milliseconds: 'Milliseconds', Bytes: 'Bytes' } as const;
 type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 interface MetricSpec {
   readonly name: string;
@@ -66,8 +71,14 @@ export type ServiceMetric = keyof typeof serviceMetrics;
 /** What a route's line carries; every other metric is published with `service` alone. */
 const routeMetrics = new Set(Object.values(serviceMetrics).flatMap((metric) => (metric.dimensions.length > 0 ? [metric.name] : [])));
 
-/** An EMF object as Powertools serializes it. */
-export type EmfLine = ReturnType<Metrics['serializeMetrics']>;
+/** An EMF line: the metadata, the dimensions' values and the metrics' values beside `_aws`. */
+export interface EmfLine {
+  _aws: {
+    Timestamp: number;
+    CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: Unit }[] }[];
+  };
+  [key: string]: unknown;
+}
 
 /** Where EMF lines go instead of stdout (the local runtime: discarded, or printed on request). */
 export type MetricsSink = (line: EmfLine) => void;
@@ -76,33 +87,49 @@ export function setMetricsSink(replacement: MetricsSink | undefined): void {
   sink = replacement;
 }
 
+/** One line being filled: its dimensions (besides `service`), its metrics' values in the order first recorded. */
+interface Line {
+  dimensions: Record<string, string>;
+  values: Map<string, { unit: Unit; values: number[] }>;
+}
+
 /** One invocation's lines: the route's, and the one with `service` alone (the route's, for a background function). */
 interface Lines {
-  route: Metrics;
-  service: Metrics | undefined;
+  route: Line;
+  service: Line | undefined;
   metadata: Record<string, string>;
 }
 const current = new AsyncLocalStorage<Lines>();
 /** True until a function instance's first invocation has started. */
 let coldStart = true;
 
-/**
- * Lines are reused once published: making a Metrics instance (its console, its configuration
- * from the environment) cost ~0.3 ms of CPU, about a tenth of a warm request (bench/tracing.ts).
- * On Lambda one invocation at a time runs, so one or two instances serve them all.
- */
-const idle: Metrics[] = [];
-const newLine = (metadata: Record<string, string>) => {
-  const metrics = idle.pop() ?? new Metrics({ serviceName: SERVICE_NAME });
-  for (const [key, value] of Object.entries(metadata)) metrics.addMetadata(key, value);
-  return metrics;
+const newLine = (dimensions: Record<string, string> = {}): Line => ({ dimensions, values: new Map() });
+const add = (line: Line, name: string, unit: Unit, value: number) => {
+  const found = line.values.get(name);
+  if (found) found.values.push(value);
+  else line.values.set(name, { unit, values: [value] });
 };
-const release = (metrics: Metrics) => {
-  metrics.clearMetrics();
-  metrics.clearDimensions();
-  metrics.clearMetadata();
-  idle.push(metrics);
-};
+
+/** The EMF object of a line: metadata first, then the dimensions, then the values (one, or a list). */
+function emfOf(line: Line, metadata: Record<string, string>): EmfLine {
+  const dimensions = { service: SERVICE_NAME, ...line.dimensions };
+  const emf: EmfLine = {
+    _aws: {
+      Timestamp: Date.now(),
+      CloudWatchMetrics: [
+        {
+          Namespace: process.env.POWERTOOLS_METRICS_NAMESPACE || 'default_namespace',
+          Dimensions: [Object.keys(dimensions)],
+          Metrics: [...line.values].map(([Name, { unit }]) => ({ Name, Unit: unit })),
+        },
+      ],
+    },
+    ...metadata,
+    ...dimensions,
+  };
+  for (const [name, { values }] of line.values) emf[name] = values.length === 1 ? values[0] : values;
+  return emf;
+}
 
 /**
  * Runs one invocation with its own metrics, published when it ends (thrown or not). `route`:
@@ -115,10 +142,9 @@ export async function withMetrics<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const kept = Object.fromEntries(Object.entries(metadata).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const lines: Lines = { route: newLine(kept), service: undefined, metadata: kept };
+  const lines: Lines = { route: newLine(route ? { route } : {}), service: undefined, metadata: kept };
   if (route) {
-    lines.route.addDimension('route', route);
-    if (coldStart) lines.route.addMetric(serviceMetrics.coldStart.name, serviceMetrics.coldStart.unit, 1);
+    if (coldStart) add(lines.route, serviceMetrics.coldStart.name, serviceMetrics.coldStart.unit, 1);
   } else {
     lines.service = lines.route;
   }
@@ -126,19 +152,16 @@ export async function withMetrics<T>(
   try {
     return await current.run(lines, work);
   } finally {
-    publish(lines.route);
-    if (lines.service && lines.service !== lines.route) publish(lines.service);
+    publish(lines.route, kept);
+    if (lines.service && lines.service !== lines.route) publish(lines.service, kept);
   }
 }
 
-function publish(metrics: Metrics): void {
-  try {
-    if (!metrics.hasStoredMetrics()) return;
-    if (sink) sink(metrics.serializeMetrics());
-    else metrics.publishStoredMetrics();
-  } finally {
-    release(metrics);
-  }
+function publish(line: Line, metadata: Record<string, string>): void {
+  if (line.values.size === 0) return;
+  const emf = emfOf(line, metadata);
+  if (sink) sink(emf);
+  else process.stdout.write(`${JSON.stringify(emf)}\n`);
 }
 
 /**
@@ -150,9 +173,9 @@ export function recordMetric(metric: ServiceMetric, value = 1): void {
   if (!lines) return;
   const { name, unit } = serviceMetrics[metric];
   if (routeMetrics.has(name)) {
-    lines.route.addMetric(name, unit, value);
+    add(lines.route, name, unit, value);
     return;
   }
-  lines.service ??= newLine(lines.metadata);
-  lines.service.addMetric(name, unit, value);
+  lines.service ??= newLine();
+  add(lines.service, name, unit, value);
 }

@@ -11,7 +11,7 @@ import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { db, tableName } from '#core/db/client';
 import { createDocument } from '#core/items/document';
-import { contentKey, currentContentKey, documentKey, revisionKey } from '#core/items/keys';
+import { contentKey, documentKey, revisionKey } from '#core/items/keys';
 import { createRepository } from '#core/items/repository';
 import { DAY_MS } from '#core/limits';
 import type { Caller } from '#core/resources';
@@ -66,7 +66,6 @@ async function documentWith(version: number, contentAt: (v: number) => string | 
     items.push({ ...revisionKey(id, v), version: v, ...metadata, contentVersion });
     keptBytes += content.length;
   }
-  items.push({ ...currentContentKey(id), content });
   for (let i = 0; i < items.length; i += 25) {
     const requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
     await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: requests } }));
@@ -75,7 +74,8 @@ async function documentWith(version: number, contentAt: (v: number) => string | 
     new UpdateCommand({
       TableName: tableName(),
       Key: documentKey(id),
-      UpdateExpression: 'SET version = :v, contentVersion = :cv, size = :s, sha256 = :h, keptBytes = :k',
+      // Every version's text in its own item, none in the document item (what large text looks like, and every document before layout 5).
+      UpdateExpression: 'SET version = :v, contentVersion = :cv, size = :s, sha256 = :h, keptBytes = :k REMOVE content',
       ExpressionAttributeValues: {
         ':v': version,
         ':cv': contentVersion,

@@ -5,7 +5,7 @@
  */
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { db, tableName } from '#core/db/client';
+import { db, type Item, tableName } from '#core/db/client';
 import { measured, type StoreMetrics } from '#core/db/metrics';
 import { createDocument, getDocument, updateDocument } from '#core/items/document';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
@@ -74,7 +74,7 @@ describe('consumed capacity for a 1 KB document', () => {
   });
 });
 
-describe('the item-size model the benchmark bills with (test/support/item-size.ts)', () => {
+describe('the item-size model the benchmark bills with (functions/core/db/item-size.ts)', () => {
   it('sizes items as DynamoDB does: one write unit per started KB, around every boundary', async () => {
     // A plain PutItem costs 1 WCU per started KB of the item: DynamoDB Local computes that
     // from its own item size, so it checks the model's size at each KB boundary.
@@ -93,7 +93,7 @@ describe('the item-size model the benchmark bills with (test/support/item-size.t
  * What AWS bills for the items of the transactions `work` sends: 2 write units per started KB of
  * the larger of each item's images (before and after), as bench/recorder.ts models it.
  */
-async function billedWriteUnits(work: () => Promise<unknown>): Promise<number> {
+async function billedWriteUnits(work: () => Promise<unknown>, written: Item[] = []): Promise<number> {
   let units = 0;
   const name = 'capacityTestRecorder';
   const image = async (key: Key) => (await db().send(new GetCommand({ TableName: tableName(), Key: key }))).Item;
@@ -108,6 +108,7 @@ async function billedWriteUnits(work: () => Promise<unknown>): Promise<number> {
       const result = await next(args);
       const after = await Promise.all(keys.map(image));
       units += keys.reduce((sum, _, i) => sum + transactionalWriteUnits(Math.max(itemSize(before[i]), itemSize(after[i]))), 0);
+      written.push(...after.filter((item) => item !== undefined));
       return result;
     },
     { step: 'initialize', name },
@@ -136,8 +137,38 @@ describe('consumed capacity of a rename of a 256 KiB inline document', () => {
     console.log(
       `rename of a 256 KiB inline document: DynamoDB Local ${metrics.writeCapacityUnits} WCU, AWS ${billed} WCU (${metrics.requests.join(' + ')})`,
     );
-    expect(metrics.requests).toEqual(['BatchGetItem', 'TransactWriteItems']);
+    // The document and role, then its text for the answer (too large for the document item), then the transaction.
+    expect(metrics.requests).toEqual(['BatchGetItem', 'BatchGetItem', 'TransactWriteItems']);
     // The items a rename writes are small: a few KB in all (the 256 KiB alone would be 514 units).
     expect(billed).toBeLessThan(40);
+  });
+});
+
+describe('write units of the document writes, as AWS bills them (a 1 KB document)', () => {
+  // Before the text moved into the document item (bench/results.md, 2026-11-27): 24, 22 and 18.
+  it('writes each text once: POST /document 18, PUT /document (content) 20, a rename 20', async () => {
+    const caller = { userId: 'capacity-writes' };
+    const repository = await createRepository(caller, { name: 'Writes', description: '' });
+    const [first, second] = ['a'.repeat(1024), 'b'.repeat(1024)];
+    /** The written items (after the transaction) that hold `text`. */
+    const holding = (items: Item[], text: string) => items.filter((item) => Object.values(item).includes(text)).map((item) => item.SK);
+    const created: Item[] = [];
+    let id = '';
+    const create = await billedWriteUnits(async () => {
+      id = (await createDocument(caller, { folderId: repository.rootFolderId, name: 'a.txt', content: first, contentType: 'text/plain' }))
+        .id;
+    }, created);
+    const changed: Item[] = [];
+    const change = await billedWriteUnits(() => updateDocument(caller, { id, content: second }, {}), changed);
+    const renamed: Item[] = [];
+    const rename = await billedWriteUnits(() => updateDocument(caller, { id, name: 'b.txt' }, {}), renamed);
+    console.log(`AWS write units, 1 KB document: POST /document ${create}, PUT /document (content) ${change}, rename ${rename}`);
+    // The text once, in the document item; no content item beside it.
+    expect(holding(created, first)).toEqual(['DOC']);
+    // The new text in the document item, the text it replaced in the item of the version that set it: each once.
+    expect(holding(changed, second)).toEqual(['DOC']);
+    expect(holding(changed, first)).toEqual(['CONTENT#0000000001']);
+    expect(holding(renamed, second)).toEqual(['DOC']);
+    expect([create, change, rename]).toEqual([18, 20, 20]);
   });
 });

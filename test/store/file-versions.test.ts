@@ -10,7 +10,7 @@ import { itemExists } from '#core/db/conditions';
 import { HttpError } from '#core/errors';
 import { newId } from '#core/ids';
 import { createDocument, ExtraStepFailed, type FileVersion, readVersionTarget, writeFileVersion } from '#core/items/document';
-import { contentKey, currentContentKey, documentKey, usageKey } from '#core/items/keys';
+import { contentKey, documentKey, usageKey } from '#core/items/keys';
 import { putMember } from '#core/items/member';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
@@ -81,7 +81,7 @@ describe('readVersionTarget', () => {
 });
 
 describe('writeFileVersion', () => {
-  it('makes a file document: DOC metadata with objectKey and keptBytes, CONTENT#1 naming the object, no CONTENT; adds to the usage', async () => {
+  it('makes a file document: DOC metadata with objectKey and keptBytes, no content item yet; adds to the usage', async () => {
     const { owner, folderId, repository } = await world();
     const id = `${repository.id}${newId()}`;
     const version = file(1000);
@@ -89,12 +89,11 @@ describe('writeFileVersion', () => {
     expect(document).toMatchObject({ id, storage: 'file', size: 1000, sha256: version.sha256, contentType: 'application/pdf', version: 1 });
     expect(document).not.toHaveProperty('content');
     expect(await rawItem(documentKey(id))).toMatchObject({ objectKey: version.objectKey, keptBytes: 1000, contentVersion: 1 });
-    expect(await rawItem(contentKey(id, 1))).toMatchObject({ objectKey: version.objectKey });
-    expect(await rawItem(currentContentKey(id))).toBeUndefined();
+    expect(await rawItem(contentKey(id, 1))).toBeUndefined();
     expect(await rawItem(usageKey(repository.id))).toMatchObject({ bytes: 1000 });
   });
 
-  it('replaces inline text with a reserved file: the usage stays (reserved at upload start), keptBytes grows, CONTENT goes', async () => {
+  it('replaces inline text with a reserved file: the usage stays (reserved at upload start), keptBytes grows, the text goes to CONTENT#1', async () => {
     const { owner, folderId, repository } = await world();
     const document = await createDocument(owner, { folderId, name: 'a.txt', content: '123', contentType: 'text/plain' });
     const version = file(50);
@@ -103,7 +102,9 @@ describe('writeFileVersion', () => {
     });
     expect(updated).toMatchObject({ storage: 'file', version: 2, size: 50 });
     expect(await rawItem(documentKey(document.id))).toMatchObject({ keptBytes: 53, contentVersion: 2, objectKey: version.objectKey });
-    expect(await rawItem(currentContentKey(document.id))).toBeUndefined();
+    expect(await rawItem(documentKey(document.id))).not.toHaveProperty('content');
+    expect(await rawItem(contentKey(document.id, 1))).toMatchObject({ content: '123' });
+    expect(await rawItem(contentKey(document.id, 2))).toBeUndefined();
     expect(await rawItem(usageKey(repository.id))).toMatchObject({ bytes: 3 });
     expect(
       await statusOf(writeFileVersion(owner, { kind: 'update', documentId: document.id, expectedVersion: 1 }, file(1), { reserved: true })),

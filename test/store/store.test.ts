@@ -6,7 +6,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '#core/ids';
 import { createDocument, getDocument, updateDocument } from '#core/items/document';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
-import { contentKey, currentContentKey, documentKey, entryKey, folderKey, revisionKey } from '#core/items/keys';
+import { contentKey, documentKey, entryKey, folderKey, revisionKey } from '#core/items/keys';
 import { putMember } from '#core/items/member';
 import { createRepository, getRepository, listRepositories } from '#core/items/repository';
 import type { Caller } from '#core/resources';
@@ -130,24 +130,29 @@ describe('folders and documents', () => {
     const document = await newDocument(owner, repository.rootFolderId, 'Notes.md', 'héllo');
     expect(document).toMatchObject({ size: 6, version: 1, folderId: repository.rootFolderId });
 
-    // The document item is metadata only; the current content is an item of its own beside it.
+    // Small text is in the document item (one read unit), and nowhere else yet.
     const stored = await rawItem(documentKey(document.id));
-    expect(stored).toMatchObject({ storage: 'inline', nameKey: 'notes.md', keptBytes: 6, contentVersion: 1 });
-    expect(stored).not.toHaveProperty('content');
-    expect(await rawItem(currentContentKey(document.id))).toMatchObject({ content: 'héllo' });
+    expect(stored).toMatchObject({ storage: 'inline', nameKey: 'notes.md', keptBytes: 6, contentVersion: 1, content: 'héllo' });
     const entry = await rawItem(entryKey('documents', repository.rootFolderId, 'notes.md'));
     expect(entry).toMatchObject({ id: document.id, version: 1 });
     expect(entry).not.toHaveProperty('content');
-    // The revision is small; the content it points at is an item of its own.
+    // The revision is small and points at the content of its version: the document item's, while current.
     expect(await rawItem(revisionKey(document.id, 1))).toMatchObject({ version: 1, contentVersion: 1, name: 'Notes.md' });
     expect(await rawItem(revisionKey(document.id, 1))).not.toHaveProperty('content');
-    expect(await rawItem(contentKey(document.id, 1))).toMatchObject({ content: 'héllo' });
+    expect(await rawItem(contentKey(document.id, 1))).toBeUndefined();
 
     // A rename's revision points at the content it shares: no copy.
     await updateDocument(owner, { id: document.id, name: 'Renamed.md' }, {});
     expect(await rawItem(revisionKey(document.id, 2))).toMatchObject({ version: 2, name: 'Renamed.md', contentVersion: 1 });
     expect(await rawItem(revisionKey(document.id, 2))).not.toHaveProperty('content');
+    expect(await rawItem(contentKey(document.id, 1))).toBeUndefined();
     expect(await rawItem(contentKey(document.id, 2))).toBeUndefined();
+
+    // New text: the replaced text goes to the item of the version that set it, the new one stays in the document item.
+    await updateDocument(owner, { id: document.id, content: 'wörld' }, {});
+    expect(await rawItem(documentKey(document.id))).toMatchObject({ content: 'wörld', contentVersion: 3 });
+    expect(await rawItem(contentKey(document.id, 1))).toEqual({ ...contentKey(document.id, 1), content: 'héllo' });
+    expect(await rawItem(contentKey(document.id, 3))).toBeUndefined();
 
     await trashDocument(owner, document.id, {});
     expect(await rawItem(documentKey(document.id))).toMatchObject({ trash: { root: document.id } });

@@ -76,3 +76,26 @@ describe('withMetrics', () => {
     expect(take()).toMatchObject([{ TasksFailed: 1 }]);
   });
 });
+
+describe('the EMF line', () => {
+  it('is the line Powertools Metrics serializes for the same metrics (keys, their order, values), the timestamp aside', async () => {
+    const { Metrics } = await import('@aws-lambda-powertools/metrics');
+    take();
+    await withMetrics('GET /document/{id}', { correlation_id: 'r9', caller: 'bob' }, async () => {
+      recordMetric('answered2xx');
+      recordMetric('handlerDuration', 3.5);
+      recordMetric('handlerDuration', 4.25);
+    });
+    const [ours] = take();
+    const reference = new Metrics({ serviceName: 'documents' });
+    reference.addMetadata('correlation_id', 'r9');
+    reference.addMetadata('caller', 'bob');
+    reference.addDimension('route', 'GET /document/{id}');
+    reference.addMetric('Answers2xx', 'Count', 1);
+    reference.addMetric('HandlerDuration', 'Milliseconds', 3.5);
+    reference.addMetric('HandlerDuration', 'Milliseconds', 4.25);
+    const theirs = reference.serializeMetrics() as unknown as Record<string, any>;
+    const withoutTime = (line: Record<string, any>) => ({ ...line, _aws: { ...line._aws, Timestamp: 0 } });
+    expect(JSON.stringify(withoutTime(ours!))).toBe(JSON.stringify(withoutTime(theirs)));
+  });
+});

@@ -1,16 +1,23 @@
 /**
- * Documents (`DOC#<id>` / `DOC`: metadata only). A document is written with its entry in the
- * folder (the metadata, for lists), the revision of its version (./revision.ts) and the usage of
- * its repository (./usage.ts: every version counts its `size`), in one transaction: no version
- * ever exists without its revision. Content goes into items of its own only at a version that
- * changed it: `CONTENT#<v>` (kept with the revisions that name it) and, for inline text, the
- * current copy `CONTENT` (read with the document); a file's bytes are an object in the bucket,
- * which `objectKey` names. So a rename or a move copies nothing. Deleting (to the trash):
- * ../use-cases/trash.ts; restoring a revision: ../use-cases/revisions.ts.
+ * Documents (`DOC#<id>` / `DOC`). A document is written with its entry in the folder (the
+ * metadata, for lists), the revision of its version (./revision.ts) and the usage of its
+ * repository (./usage.ts: every version counts its `size`), in one transaction: no version ever
+ * exists without its revision.
+ *
+ * Where the current content is (`currentContentKeyOf`, `currentContentOf`): inline text stays in
+ * the `DOC` item while that item fits one strongly consistent read unit (4 KB, attribute names
+ * included), so reading a small document is the document and the role, two items; a file's
+ * object is named by `objectKey` in the `DOC` item. Larger text is in `CONTENT#<v>`, written by
+ * the version `v` that set it, so a rename or a move of a large document copies nothing. Content
+ * the `DOC` item holds gets its `CONTENT#<v>` only once it stops being current (the version that
+ * replaces it writes it, from the item it read): a text or an object is never written twice by one
+ * version. `CONTENT#<v>` items are kept with the revisions that name them (./revision.ts).
+ * Deleting (to the trash): ../use-cases/trash.ts; restoring a revision: ../use-cases/revisions.ts.
  */
 import { createHash } from 'node:crypto';
-import { ConditionFailed, check, getItems, type Item, optimistically, put, remove, type TransactItem, transactWrite } from '../db/client';
+import { ConditionFailed, check, getItems, type Item, optimistically, put, type TransactItem, transactWrite } from '../db/client';
 import { allOf, itemExists, itemIsAbsent } from '../db/conditions';
+import { itemSize } from '../db/item-size';
 import { queryPage } from '../db/queries';
 import { conflict, notFound } from '../errors';
 import { newDocumentId, now, repositoryOf } from '../ids';
@@ -21,29 +28,20 @@ import type { Caller, ChangeType, Document, DocumentSummary, Storage } from '../
 import { recordChange } from './change';
 import { claimName, entrySteps, nameConflict, nameTaken } from './entry';
 import { checkMoveTarget, liveFolderIn, repositoryOfFolder, type StoredFolder, targetKeys } from './folder';
-import {
-  contentKey,
-  currentContentKey,
-  documentKey,
-  documentPartition,
-  entryKey,
-  folderKey,
-  ITEM_SORT_KEY,
-  type Key,
-  usageKey,
-} from './keys';
+import { contentKey, documentKey, documentPartition, entryKey, folderKey, ITEM_SORT_KEY, type Key, usageKey } from './keys';
 import { firstVersion, resourceOf } from './resource-of';
-import { revisionSteps } from './revision';
+import { type HeldContent, revisionSteps } from './revision';
 import { ACCESS_STEP, authorized, explainAccess, type Lookup, readWithRole, roleCheck } from './role';
 import { liveAtVersion, type TrashMark } from './trash';
 import { addUsageStep, keptBytesAre, quotaExceeded, quotaReached, USAGE_STEP, usageOf } from './usage';
 
 /**
- * A document item: the resource without content, its name key, the version whose content is
- * current (`contentVersion`), the sum of the sizes of its kept revisions (`keptBytes`), a file's
- * object (`objectKey`), and a trash mark.
+ * A document item: the resource, with its inline text while the item fits one read unit
+ * (`content`), its name key, the version whose content is current (`contentVersion`), the sum of
+ * the sizes of its kept revisions (`keptBytes`), a file's object (`objectKey`), and a trash mark.
  */
 export type StoredDocument = Omit<Document, 'content'> & {
+  content?: string;
   nameKey: string;
   contentVersion: number;
   keptBytes: number;
@@ -95,25 +93,71 @@ export async function readDocument(caller: Caller, id: string, extraKeys: Key[] 
   return document ? { item: document, role, lookup } : { item: undefined, role: undefined, lookup };
 }
 
-/** The resource of a stored document, with the content read beside it (inline documents). */
-const documentOf = (stored: StoredDocument, lookup: Lookup): Document => {
-  const resource = resourceOf<Document>(stored as Item);
-  if (stored.storage !== 'inline') return resource;
-  return { ...resource, content: (lookup(currentContentKey(stored.id))?.content as string | undefined) ?? '' };
-};
+/**
+ * The largest `DOC` item that holds its inline text: one strongly consistent read unit. Sizes
+ * are DynamoDB's (attribute names and values, ../db/item-size.ts; "Item sizes and formats",
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html).
+ */
+export const DOCUMENT_ITEM_BYTES = 4096;
 
-/** GET /document/{id}: the document, its current content and the caller's role, in one BatchGetItem. */
-export async function getDocument(caller: Caller, id: string): Promise<Document> {
-  const read = await readDocument(caller, id, [currentContentKey(id)]);
-  const { item: stored } = authorized(read, 'read', 'Document');
-  return documentOf(stored, read.lookup);
+/**
+ * The item to read for a document's current text when its `DOC` item does not hold it (text
+ * larger than the item may be); undefined when the item is enough (small text, a file).
+ */
+export const currentContentKeyOf = (document: Pick<StoredDocument, 'id' | 'storage' | 'contentVersion' | 'content'>): Key | undefined =>
+  document.storage === 'inline' && typeof document.content !== 'string' ? contentKey(document.id, document.contentVersion) : undefined;
+
+/**
+ * A document's current content from its items: the `DOC` item, and the content item
+ * `currentContentKeyOf` names when there is one (a stream record of it does as well). Inline
+ * text, or a file's object. The one place that knows where current content lives: reads, the
+ * answers of writes, and anything that indexes documents use it.
+ */
+export function currentContentOf(
+  document: Pick<StoredDocument, 'id' | 'storage' | 'contentVersion' | 'content' | 'objectKey'>,
+  contentItem?: Item,
+): { content: string } | { objectKey: string } | undefined {
+  if (document.storage === 'file') return document.objectKey ? { objectKey: document.objectKey } : undefined;
+  if (typeof document.content === 'string') return { content: document.content };
+  return typeof contentItem?.content === 'string' ? { content: contentItem.content } : undefined;
 }
 
-/** GET /document/{id}/content: the document, its inline content (if any) and the caller's role, in one BatchGetItem. */
-export async function readDocumentContent(caller: Caller, id: string): Promise<{ document: Document; objectKey?: string }> {
-  const read = await readDocument(caller, id, [currentContentKey(id)]);
-  const { item: stored } = authorized(read, 'read', 'Document');
-  return { document: documentOf(stored, read.lookup), ...(stored.objectKey ? { objectKey: stored.objectKey } : {}) };
+/** The content a document item holds itself (none for large text), for reading its revisions (./revision.ts). */
+export const contentHeldBy = (stored: StoredDocument): HeldContent => ({
+  contentVersion: stored.contentVersion,
+  content: currentContentKeyOf(stored) ? undefined : currentContentOf(stored),
+});
+
+/**
+ * The resource of a stored document with its current content: from what was read with it, or
+ * one more read (large text; missing only if a newer version was written and its older content
+ * pruned since the document was read: ConditionFailed, and `optimistically` reads again).
+ */
+export async function documentWithContent(stored: StoredDocument, lookup: Lookup = () => undefined): Promise<Document> {
+  const { content: _, ...resource } = resourceOf<Document>(stored as Item);
+  if (stored.storage !== 'inline') return resource;
+  const key = currentContentKeyOf(stored);
+  const found = currentContentOf(stored, key && (lookup(key) ?? (await getItems([key]))(key)));
+  if (!found || !('content' in found)) throw new ConditionFailed(new Set(['content']), {});
+  return { ...resource, content: found.content };
+}
+
+/** GET /document/{id}: the document with its content and the caller's role; one BatchGetItem, one read more for large text. */
+export function getDocument(caller: Caller, id: string): Promise<Document> {
+  return optimistically(async () => {
+    const read = await readDocument(caller, id);
+    return documentWithContent(authorized(read, 'read', 'Document').item, read.lookup);
+  });
+}
+
+/** GET /document/{id}/content: the document, its inline content (if any) and the caller's role, as GET /document/{id} reads them. */
+export function readDocumentContent(caller: Caller, id: string): Promise<{ document: Document; objectKey?: string }> {
+  return optimistically(async () => {
+    const read = await readDocument(caller, id);
+    const { item: stored } = authorized(read, 'read', 'Document');
+    const document = await documentWithContent(stored, read.lookup);
+    return { document, ...(stored.objectKey ? { objectKey: stored.objectKey } : {}) };
+  });
 }
 
 const changeOf = (type: ChangeType, document: Document, at: string, caller: Caller, previousFolderId?: string) => ({
@@ -128,30 +172,53 @@ const changeOf = (type: ChangeType, document: Document, at: string, caller: Call
   by: caller.userId,
 });
 
-/**
- * The steps that write the content of version `version` when it changed: its `CONTENT#<v>`
- * item, and the current copy of inline text (or that copy's removal, when a file replaces
- * inline text).
- */
-function contentSteps(documentId: string, version: number, content: VersionContent, wasInline: boolean): Record<string, TransactItem> {
-  if (content.storage === 'inline') {
-    return {
-      content: put({ ...contentKey(documentId, version), content: content.content }),
-      current: put({ ...currentContentKey(documentId), content: content.content }),
-    };
-  }
-  return {
-    content: put({ ...contentKey(documentId, version), objectKey: content.objectKey }),
-    ...(wasInline ? { current: remove(currentContentKey(documentId)) } : {}),
-  };
+/** What the `DOC` item of a version records besides the resource. */
+interface DocumentExtra {
+  nameKey: string;
+  contentVersion: number;
+  keptBytes: number;
+  objectKey?: string;
+  pruneRevisions?: true;
 }
 
-/** The document item of a version. */
-const documentItem = (document: Document, extra: { nameKey: string; contentVersion: number; keptBytes: number; objectKey?: string }) => {
-  const { content: _, ...metadata } = document;
-  const { objectKey, ...rest } = extra;
-  return { ...documentKey(document.id), ...metadata, ...rest, ...(objectKey ? { objectKey } : {}) };
-};
+/**
+ * The `DOC` item of a version: with its inline text while the item fits one read unit. Text the
+ * item held before stays in it while it fits; text in a content item of its own stays there
+ * until a version changes it (`mayHold`: the text is new, or the item held it).
+ */
+function documentItem(document: Document, extra: DocumentExtra, mayHold: boolean): Item & StoredDocument {
+  const { content, ...metadata } = document;
+  const { objectKey, pruneRevisions, ...rest } = extra;
+  const item = {
+    ...documentKey(document.id),
+    ...metadata,
+    ...rest,
+    ...(objectKey ? { objectKey } : {}),
+    ...(pruneRevisions ? { pruneRevisions } : {}),
+  };
+  const holding = { ...item, content };
+  return content !== undefined && mayHold && itemSize(holding) <= DOCUMENT_ITEM_BYTES ? holding : item;
+}
+
+/**
+ * The content items a version writes: the content the `DOC` item held, once it is no longer there
+ * (replaced, or grown out of the item by a longer name), in `CONTENT#<the version that set it>`;
+ * and new text the item cannot hold, in `CONTENT#<this version>`. Nothing else: a file's object
+ * and small text are in the `DOC` item until replaced.
+ */
+function contentSteps(
+  next: Item & StoredDocument,
+  text: string | undefined,
+  stored: StoredDocument | undefined,
+  changed: boolean,
+): Record<string, TransactItem> {
+  const held = stored && currentContentKeyOf(stored) === undefined ? currentContentOf(stored) : undefined;
+  const leaves = changed || (held && 'content' in held && typeof next.content !== 'string');
+  return {
+    ...(stored && held && leaves ? { previous: put({ ...contentKey(stored.id, stored.contentVersion), ...held }) } : {}),
+    ...(changed && currentContentKeyOf(next) ? { content: put({ ...contentKey(next.id, next.contentVersion), content: text }) } : {}),
+  };
+}
 
 /** What a version write does to the repository's usage: adds the version's size within the quota, or nothing (reserved before). */
 export interface UsageOptions {
@@ -223,13 +290,14 @@ async function createVersion(
       ...(text === undefined ? {} : { content: text }),
       ...firstVersion(at, caller.userId),
     };
+    const item = documentItem(document, { nameKey: key, contentVersion: 1, keptBytes: content.size, objectKey }, true);
     try {
       await transactWrite({
         folder: check(folderKey(input.folderId), liveFolderIn(repositoryId)),
         [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
-        document: put(documentItem(document, { nameKey: key, contentVersion: 1, keptBytes: content.size, objectKey }), itemIsAbsent),
+        document: put(item, itemIsAbsent),
         ...revisionSteps(document, 1),
-        ...contentSteps(document.id, 1, content, false),
+        ...contentSteps(item, text, undefined, true),
         ...claimName('documents', input.folderId, key, documentSummary(document)),
         ...usageSteps(repositoryId, document, options),
         change: recordChange(repositoryId, changeOf('created', document, at, caller)),
@@ -281,7 +349,7 @@ export interface DerivedUpdate {
 
 /**
  * PUT /document (and a revision restore): one read (the document, the caller's role, the
- * target folder of a move, the current content when the answer needs it), then one transaction
+ * target folder of a move; large text the answer keeps: one read more), then one transaction
  * asserting what was read: the version, the entry, the caller still a writer, the folders still
  * there and not in the trash, the usage within the quota. `content` makes the document inline
  * text (a file document too).
@@ -293,15 +361,9 @@ export function updateDocument(
   options: { changeType?: ChangeType; derive?: DerivedUpdate } = {},
 ): Promise<Document> {
   const { content, ...rest } = changes;
-  // The current content only when the answer needs it and nothing replaces it.
-  const keepsContent = content === undefined && options.derive === undefined;
   return writeUpdate(caller, changes.id, precondition, {
     changeType: options.changeType,
-    keys: [
-      ...(keepsContent ? [currentContentKey(changes.id)] : []),
-      ...(changes.folderId ? targetKeys(caller, changes.folderId) : []),
-      ...(options.derive?.keys ?? []),
-    ],
+    keys: [...(changes.folderId ? targetKeys(caller, changes.folderId) : []), ...(options.derive?.keys ?? [])],
     change: async (stored, lookup) => {
       const contentType = rest.contentType ?? stored.contentType;
       const derived = options.derive ? await options.derive.changes(stored, lookup) : {};
@@ -338,18 +400,22 @@ async function writeUpdate(
     const moving = folderId !== stored.folderId;
     if (moving) checkMoveTarget(caller, lookup, folderId, repositoryId);
     const contentChanged = change.content !== undefined && !sameContent(stored, change.content);
-    const current: VersionContent = change.content ?? {
-      storage: stored.storage,
-      contentType: stored.contentType,
-      size: stored.size,
-      sha256: stored.sha256,
-      ...(stored.objectKey ? { objectKey: stored.objectKey } : {}),
-      ...(stored.storage === 'inline' ? { content: documentOf(stored, lookup).content } : {}),
-    };
+    const kept = contentChanged ? undefined : await documentWithContent(stored, lookup);
+    const current: VersionContent = contentChanged
+      ? change.content!
+      : {
+          storage: stored.storage,
+          contentType: stored.contentType,
+          size: stored.size,
+          sha256: stored.sha256,
+          ...(stored.objectKey ? { objectKey: stored.objectKey } : {}),
+          ...(kept?.content === undefined ? {} : { content: kept.content }),
+        };
     const at = now();
     const { content: text, objectKey, ...metadata } = current;
+    const { content: _, ...resource } = resourceOf<Document>(stored as Item);
     const next: Document = {
-      ...resourceOf<Document>(stored as Item),
+      ...resource,
       name: change.name ?? stored.name,
       ...metadata,
       contentType: change.contentType ?? change.content?.contentType ?? stored.contentType,
@@ -361,19 +427,18 @@ async function writeUpdate(
     };
     const contentVersion = contentChanged ? next.version : stored.contentVersion;
     // Past the revisions it must keep, each write asks the worker to reclaim older ones (filters.ts).
-    const prune = next.version > REVISIONS_KEPT ? { pruneRevisions: true } : {};
+    const prune = next.version > REVISIONS_KEPT ? { pruneRevisions: true as const } : {};
     const key = nameKey(next.name);
     const renamed = key !== stored.nameKey || next.name !== stored.name;
     const type = spec.changeType ?? (moving ? 'moved' : renamed ? 'renamed' : 'updated');
     const keptBytes = (stored.keptBytes ?? 0) + next.size;
+    const mayHold = contentChanged || currentContentKeyOf(stored) === undefined;
+    const item = documentItem(next, { nameKey: key, contentVersion, keptBytes, objectKey, ...prune }, mayHold);
     try {
       await transactWrite({
-        document: put(
-          { ...documentItem(next, { nameKey: key, contentVersion, keptBytes, objectKey }), ...prune },
-          allOf(liveAtVersion(stored.version), keptBytesAre(stored)),
-        ),
+        document: put(item, allOf(liveAtVersion(stored.version), keptBytesAre(stored))),
         ...revisionSteps(next, contentVersion),
-        ...(contentChanged ? contentSteps(next.id, next.version, current, stored.storage === 'inline') : {}),
+        ...contentSteps(item, text, stored, contentChanged),
         ...change.checks,
         // The folder it is in (and, for a move, the one it goes to) must not be in the trash.
         folder: check(folderKey(stored.folderId), liveFolderIn(repositoryId)),

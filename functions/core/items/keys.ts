@@ -12,10 +12,9 @@
  *   FOLDER#<folderId>    FOLDER                       folder
  *   FOLDER#<folderId>    F#<nameKey>                  sub folder entry (a copy of the sub folder)
  *   FOLDER#<folderId>    D#<nameKey>                  document entry (the document without content)
- *   DOC#<docId>          DOC                          document: metadata only (storage, size, sha256, keptBytes, objectKey…)
- *   DOC#<docId>          CONTENT                      the current content of an inline document (absent for a file)
+ *   DOC#<docId>          DOC                          document (storage, size, sha256, keptBytes, objectKey…; its text while it fits 4 KB)
  *   DOC#<docId>          REV#<version>                revision: a version's metadata (10 digits, so versions sort as numbers)
- *   DOC#<docId>          CONTENT#<version>            the content a version set ({content} or {objectKey}), until the next version that changed it
+ *   DOC#<docId>          CONTENT#<version>            the content a version set ({content} or {objectKey}) when not in DOC (./document.ts)
  *   FEED#<repoId>        P#<at>#<uuid>                change written by a request, not yet in the feed
  *   FEED#<repoId>        S#<seq>                      change in the feed (12 digits)
  *   FEED#<repoId>        SEQ                          the feed's last sequence number
@@ -56,7 +55,7 @@ export const ITEM_SORT_KEY = {
   profile: 'PROFILE',
   folder: 'FOLDER',
   document: 'DOC',
-  /** A document's current inline content, beside its `DOC` item. */
+  /** A document's current inline text, beside its `DOC` item: written by layout 4 only, read no more, removed with the document. */
   content: 'CONTENT',
   /** A repository's storage usage, beside its `REPO` item. */
   usage: 'USAGE',
@@ -94,8 +93,6 @@ export const revisionKey = (documentId: string, version: number): Key => ({
   PK: documentPartition(documentId),
   SK: `${REVISION_PREFIX}${String(version).padStart(10, '0')}`,
 });
-/** The current content of an inline document (read with the document item: GET /document/{id}). */
-export const currentContentKey = (documentId: string): Key => ({ PK: documentPartition(documentId), SK: ITEM_SORT_KEY.content });
 /** A repository's storage usage (`bytes`), changed in the transaction of every version write. */
 export const usageKey = (repositoryId: string): Key => ({ PK: repositoryPartition(repositoryId), SK: ITEM_SORT_KEY.usage });
 /** The content written at `version` (revisions that kept it point here: `contentVersion`). */

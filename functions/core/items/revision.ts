@@ -9,7 +9,7 @@
  * (functions/worker/housekeeping.ts): a revision no longer kept is 404. The endpoints:
  * ../use-cases/revisions.ts.
  */
-import { getItems, put, type TransactItem } from '../db/client';
+import { getItems, type Item, put, type TransactItem } from '../db/client';
 import { notFound } from '../errors';
 import type { Revision, RevisionSummary, Storage } from '../resources';
 import { contentKey, type Key, revisionKey } from './keys';
@@ -65,18 +65,32 @@ export interface RevisionRead {
   objectKey?: string;
 }
 
+/** The content a document item holds itself (./document.ts: `contentHeldBy`), which has no `CONTENT#<v>` item yet. */
+export interface HeldContent {
+  contentVersion: number;
+  content: { content: string } | { objectKey: string } | undefined;
+}
+
 /**
  * The revision `version` of a document with its content, from what was read with it: the
- * content item of its version, or one more read of the version it names. Undefined when the
- * revision, or its content, is no longer kept. A file revision has no `content` (its bytes:
- * GET …/revisions/{version}/content).
+ * content item of its version, the content the document item holds (the current content, when
+ * the document item holds it), or one more read of the version it names (also when the
+ * document item was read after a newer version had moved that content into its own item).
+ * Undefined when the revision, or its content, is no longer kept. A file revision has no
+ * `content` (its bytes: GET …/revisions/{version}/content).
  */
-export async function readRevision(documentId: string, version: number, lookup: Lookup): Promise<RevisionRead | undefined> {
+export async function readRevision(
+  documentId: string,
+  version: number,
+  lookup: Lookup,
+  held: HeldContent,
+): Promise<RevisionRead | undefined> {
   const item = lookup(revisionKey(documentId, version));
   if (!item) return undefined;
   const contentVersion = item.contentVersion as number;
   const key = contentKey(documentId, contentVersion);
-  const content = lookup(key) ?? (await getItems([key]))(key);
+  const content: Item | undefined =
+    lookup(key) ?? (held.contentVersion === contentVersion ? held.content : undefined) ?? (await getItems([key]))(key);
   if (!content) return undefined;
   const summary = resourceOf<RevisionSummary>(item);
   if (summary.storage === 'file') return { revision: summary, contentVersion, objectKey: content.objectKey as string };

@@ -13,11 +13,11 @@ import { ConditionFailed, check, optimistically, put, type TransactItem, transac
 import { conflict, HttpError } from '../errors';
 import { now } from '../ids';
 import { recordChange } from '../items/change';
-import { documentSummary } from '../items/document';
+import { documentSummary, documentWithContent } from '../items/document';
 import { claimName, entriesWithItems, nameTaken } from '../items/entry';
 import { checkMoveTarget, depthLimitReached, liveFolderIn, placeIs, type StoredFolder, targetKeys } from '../items/folder';
 import { childPlace, type Place, parentPlace } from '../items/folder-path';
-import { currentContentKey, documentKey, folderKey } from '../items/keys';
+import { documentKey, folderKey } from '../items/keys';
 import { resourceOf } from '../items/resource-of';
 import { revisionSteps } from '../items/revision';
 import { ACCESS_STEP, explainAccess, roleCheck } from '../items/role';
@@ -50,11 +50,7 @@ export async function restoreFromTrash(caller: Caller, repositoryId: string, ite
   let readTarget = to.folderId;
   let trustPath = true;
   return optimistically(async () => {
-    // A document's current inline content too, for the answer (a folder id names none: nothing is found).
-    const { role, found, lookup } = await readTrashItem(caller, repositoryId, itemId, [
-      currentContentKey(itemId),
-      ...(readTarget ? targetKeys(caller, readTarget) : []),
-    ]);
+    const { role, found, lookup } = await readTrashItem(caller, repositoryId, itemId, readTarget ? targetKeys(caller, readTarget) : []);
     authorizeTrash(role, found, 'write');
     const { item } = found;
     const mark = item.trash;
@@ -78,8 +74,8 @@ export async function restoreFromTrash(caller: Caller, repositoryId: string, ite
     };
     let restored: Document | Folder;
     if (found.kind === 'document') {
-      const inline = item.storage === 'inline' ? { content: (lookup(currentContentKey(itemId))?.content as string | undefined) ?? '' } : {};
-      const document: Document = { ...resourceOf<Document>(item), ...inline, ...resourceOf<Partial<Document>>(changes), folderId };
+      // With its content, for the answer (large text: one read more).
+      const document: Document = { ...(await documentWithContent(found.item)), ...resourceOf<Partial<Document>>(changes), folderId };
       restored = document;
       // A new version counts its size (../items/usage.ts), in the document's kept bytes too.
       const counted = changed ? ' ADD #keptBytes :size' : '';

@@ -4,8 +4,9 @@
  * The items: ../items/revision.ts, ../items/document.ts.
  */
 import { authorize } from '../auth';
+import type { TransactItem } from '../db/client';
 import { pageRequest, readPage } from '../db/queries';
-import { contentStillKept, inlineContent, readDocument, updateDocument } from '../items/document';
+import { contentHeldBy, contentStillKept, inlineContent, readDocument, updateDocument } from '../items/document';
 import { documentPartition, REVISION_PREFIX } from '../items/keys';
 import { resourceOf } from '../items/resource-of';
 import { type RevisionRead, readRevision, revisionKeys, revisionMissing } from '../items/revision';
@@ -30,8 +31,8 @@ export async function getRevision(caller: Caller, documentId: string, version: n
 /** A revision with where its content is (GET …/revisions/{version} and …/content), once the caller may read it. */
 export async function readRevisionOf(caller: Caller, documentId: string, version: number): Promise<RevisionRead> {
   const read = await readDocument(caller, documentId, revisionKeys(documentId, version));
-  authorized(read, 'read', 'Document');
-  const revision = await readRevision(documentId, version, read.lookup);
+  const { item: stored } = authorized(read, 'read', 'Document');
+  const revision = await readRevision(documentId, version, read.lookup, contentHeldBy(stored));
   if (!revision) throw revisionMissing();
   return revision;
 }
@@ -50,16 +51,16 @@ export async function restoreRevision(caller: Caller, documentId: string, versio
     changeType: 'updated',
     derive: {
       keys: revisionKeys(documentId, version),
-      async changes(_stored, lookup) {
-        const read = await readRevision(documentId, version, lookup);
+      async changes(stored, lookup) {
+        const read = await readRevision(documentId, version, lookup, contentHeldBy(stored));
         if (!read) throw revisionMissing();
         const { revision, contentVersion, objectKey } = read;
         const { contentType, size, sha256 } = revision;
         if (revision.storage === 'inline') return { content: inlineContent(revision.content ?? '', contentType) };
-        return {
-          content: { storage: 'file', contentType, size, sha256, objectKey },
-          checks: { source: contentStillKept(documentId, contentVersion) },
-        };
+        // The current content is in the document item, not yet in a content item: nothing to check.
+        const checks: Record<string, TransactItem> =
+          contentVersion === stored.contentVersion ? {} : { source: contentStillKept(documentId, contentVersion) };
+        return { content: { storage: 'file', contentType, size, sha256, objectKey }, checks };
       },
     },
   });
