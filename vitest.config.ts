@@ -24,6 +24,8 @@ const FAST = [
   'test/infra/stack.test.ts',
   'test/infra/file-bucket.test.ts',
   'test/infra/monitoring.test.ts',
+  'test/web/logic.test.ts',
+  'test/web/bundle.test.ts',
 ];
 
 /**
