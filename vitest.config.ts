@@ -26,6 +26,7 @@ const FAST = [
   'test/infra/monitoring.test.ts',
   'test/web/logic.test.ts',
   'test/web/bundle.test.ts',
+  'test/web/stack-web-app.test.ts',
 ];
 
 /**
