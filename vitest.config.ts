@@ -37,6 +37,7 @@ const FAST = [
  * vitest would start the largest files first, which are not the longest.
  */
 const LONGEST_FIRST = [
+  'test/web/app.test.ts',
   'test/infra/synth.test.ts',
   'test/members/members.test.ts',
   'test/trash/trash.test.ts',
