@@ -5,6 +5,8 @@
  */
 import { signal } from '@preact/signals';
 import { expectData } from '../../../lib/files-client/errors';
+import { announce } from '../components/ui';
+import { t } from '../messages';
 import { api } from '../session';
 import { type ClashChoice, clashPolicy, freeName } from './clash';
 import { FileUpload } from './uploader';
@@ -96,6 +98,9 @@ export function uploadFiles(files: { file: File; path: string }[], folderId: str
       inFolder.documents.set(name.toLowerCase(), 'pending');
       uploads.value = [...uploads.value, upload];
       await upload.run();
+      const { status, error } = upload.state.value;
+      // Each file's outcome is announced; its progress bar is in the panel.
+      announce(`${upload.label}: ${status === 'done' ? t.uploadDone : status === 'failed' ? t.uploadFailed(error ?? '') : status}`);
       onDone();
     }
   });
