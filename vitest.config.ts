@@ -24,6 +24,10 @@ const FAST = [
   'test/infra/stack.test.ts',
   'test/infra/file-bucket.test.ts',
   'test/infra/monitoring.test.ts',
+  'test/web/logic.test.ts',
+  'test/web/bundle.test.ts',
+  'test/web/stack-web-app.test.ts',
+  'test/web/stack-web-app-hosting.test.ts',
 ];
 
 /**
@@ -33,6 +37,7 @@ const FAST = [
  * vitest would start the largest files first, which are not the longest.
  */
 const LONGEST_FIRST = [
+  'test/web/app.test.ts',
   'test/infra/synth.test.ts',
   'test/members/members.test.ts',
   'test/trash/trash.test.ts',

@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { DynamoDbLocalError } from '#lib/local/dynamodb-local';
 import { StartupError, startLocalService, stopOnSignals } from '#lib/local/service';
+import { ensureWebBuild } from '#lib/local/web-app';
 import { defaultTableName } from '#lib/table';
 
 // The SDK's notice that it will need Node 22 in 2027 is noise for local runs.
@@ -24,6 +25,8 @@ if (!Number.isInteger(s3Port) || s3Port < 0 || s3Port > 65535) {
 }
 
 try {
+  // The app at /app/ is built from web/ when its build is missing or stale (lib/local/web-app.ts).
+  await ensureWebBuild((line) => console.log(line));
   const service = await startLocalService({
     port,
     s3Port,
@@ -35,6 +38,7 @@ try {
   });
   const external = Boolean(process.env.JWT_ISSUER && process.env.JWT_AUDIENCE);
   console.log(`Documents service listening on ${service.url}`);
+  console.log(`  web app: ${service.url}/app/`);
   console.log(`  data: ${dataDir} (table "${tableName}", DynamoDB Local at ${service.dynamodbEndpoint})`);
   console.log(`  files: bucket "${service.s3.bucket}" in the S3 emulator at ${service.s3.endpoint} (path-style; docs/local-s3.md)`);
   if (external) {

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { TestProject } from 'vitest/node';
 import { type DynamoDbLocal, ensureTable, localClient, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { ensureWebBuild } from '#lib/local/web-app';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,10 +36,13 @@ interface Broker {
   close(): Promise<void>;
 }
 /** One pool for the whole run: every project of the database tier names this file as its globalSetup. */
-const shared = globalThis as { documentsTestBroker?: Promise<Broker> };
+const shared = globalThis as { documentsTestBroker?: Promise<Broker>; documentsWebBuild?: Promise<boolean> };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   shared.documentsTestBroker ??= startBroker();
+  // The web app (web/dist) built once, here: files that start `npm start` in a child would each build it at once otherwise.
+  shared.documentsWebBuild ??= ensureWebBuild();
+  await shared.documentsWebBuild;
   const broker = await shared.documentsTestBroker;
   broker.users++;
   project.provide('dynamodbBroker', broker.url);

@@ -5,6 +5,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Readable } from 'node:stream';
+import { PartRefused } from './protocol';
 
 /** Kept-alive connections to the bucket, as many as parts in flight. */
 export function bucketAgents(parallel: number) {
@@ -15,16 +16,7 @@ export function bucketAgents(parallel: number) {
 }
 export type BucketAgents = ReturnType<typeof bucketAgents>;
 
-/** The bucket refused the part: `status` and S3's error `code` (e.g. 403 AccessDenied for an expired URL). */
-export class PartRefused extends Error {
-  override name = 'PartRefused';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-  ) {
-    super(`the bucket answered ${status}${code ? ` ${code}` : ''}`);
-  }
-}
+export { PartRefused } from './protocol';
 
 /**
  * PUTs `length` bytes read from `body()` to `url`; `onBytes` hears of each chunk as it goes out.

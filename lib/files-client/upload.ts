@@ -10,11 +10,14 @@ import { createReadStream } from 'node:fs';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Readable } from 'node:stream';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError, expectData, type FilesApi, problemOf } from './api';
-import type { Document, PartUrl, Upload } from './paths';
+import { ApiError, expectData, type FilesApi } from './api';
+import type { Document, Upload } from './paths';
 import { Progress, type ProgressOutput } from './progress';
-import { type BucketAgents, bucketAgents, PartRefused, putPart } from './put-part';
+import { completeUpload, sendMissingParts } from './protocol';
+import { bucketAgents, putPart } from './put-part';
+
+// The protocol itself (which parts, fresh URLs, retries, `complete`) is ./protocol.ts, shared with the web app.
+export { completeUpload, partLength, UploadFailed } from './protocol';
 
 export type UploadTarget = { folderId: string; name: string } | { documentId: string };
 
@@ -40,19 +43,10 @@ interface UploadState {
   uploadId?: string;
 }
 
-/** An upload that cannot go on (a part the bucket keeps refusing): the state file stays, so running again resumes. */
-export class UploadFailed extends Error {
-  override name = 'UploadFailed';
-}
-
 export const stateFileOf = (file: string) => `${file}.upload.json`;
 
-/** How often one part is tried (a refused URL is replaced by a fresh one; a network error retried). */
-const PART_ATTEMPTS = 4;
 /** Answers to `complete` after which the upload is failed (or gone) and cannot be resumed (but a part missing can be sent). */
 const FAILED_FOR_GOOD = [404, 409, 410, 412];
-/** A URL this close to its expiry is not used: a part takes time to send. */
-const URL_MARGIN_MS = 60_000;
 
 export async function uploadFile(options: UploadOptions): Promise<Document> {
   const { api, file, target } = options;
@@ -160,10 +154,6 @@ export async function sha256Of(file: string, output?: ProgressOutput): Promise<s
   return hash.digest('hex');
 }
 
-/** Bytes of part `number` (1-based): `partSize`, the last one the rest. */
-export const partLength = (upload: Pick<Upload, 'size' | 'partSize' | 'partCount'>, number: number) =>
-  number < upload.partCount ? upload.partSize : upload.size - upload.partSize * (upload.partCount - 1);
-
 /** The bytes from `start`, `length` of them, as a stream: a file's, or any other source's. */
 export type PartSource = (start: number, length: number) => Readable;
 
@@ -174,7 +164,7 @@ export const fileParts =
 
 /**
  * Sends every part of `upload` the bucket does not hold yet (its `received`, else GET /uploads/{id}),
- * `parallel` at a time, with a progress line on `output`.
+ * `parallel` at a time, streamed from `source` over kept-alive connections, with a progress line on `output`.
  */
 export async function sendParts(
   api: FilesApi,
@@ -182,115 +172,17 @@ export async function sendParts(
   source: PartSource,
   { parallel, output }: { parallel: number; output: ProgressOutput },
 ): Promise<void> {
-  const received = upload.received ?? (await expectData('GET /uploads/{id}', await getUpload(api, upload.id))).received ?? [];
-  const held = new Set(received.filter((part) => part.size === partLength(upload, part.number)).map((part) => part.number));
-  const missing = Array.from({ length: upload.partCount }, (_, i) => i + 1).filter((n) => !held.has(n));
   const progress = new Progress(upload.name, upload.size, output);
-  for (const n of held) progress.skip(partLength(upload, n));
-  const urls = new PartUrls(api, upload.id, missing, upload.parts ?? []);
   const agents = bucketAgents(parallel);
-  let next = 0;
-  const worker = async () => {
-    while (next < missing.length) {
-      const number = missing[next++]!;
-      await sendPart(urls, source, upload, number, agents, progress);
-    }
-  };
   try {
-    await Promise.all(Array.from({ length: Math.min(parallel, missing.length) }, worker));
+    await sendMissingParts(api, upload, {
+      parallel,
+      progress,
+      put: ({ url, start, length, onBytes }) => putPart(url, length, () => source(start, length), { agents, onBytes }),
+    });
   } finally {
     agents.http.destroy();
     agents.https.destroy();
   }
   progress.finish();
-  upload.received = undefined; // what the bucket holds now is for the service to say
-}
-
-const getUpload = (api: FilesApi, id: string) => api.GET('/uploads/{id}', { params: { path: { id } } });
-
-async function sendPart(urls: PartUrls, source: PartSource, upload: Upload, number: number, agents: BucketAgents, progress: Progress) {
-  const length = partLength(upload, number);
-  const start = upload.partSize * (number - 1);
-  for (let attempt = 1; ; attempt++) {
-    let sent = 0;
-    try {
-      const url = await urls.get(number, attempt > 1);
-      await putPart(url, length, () => source(start, length), {
-        agents,
-        onBytes: (n) => {
-          sent += n;
-          progress.add(n);
-        },
-      });
-      return;
-    } catch (error) {
-      progress.add(-sent);
-      // A 4xx other than a refused URL (403) will not change by trying again.
-      const hopeless = error instanceof PartRefused && error.status >= 400 && error.status < 500 && error.status !== 403;
-      if (hopeless || attempt >= PART_ATTEMPTS) throw new UploadFailed(`part ${number} of ${upload.name}: ${(error as Error).message}`);
-      await sleep(250 * 2 ** attempt);
-    }
-  }
-}
-
-/** URLs of the parts to send: the 201's first 100, then fresh ones 100 at a time as they are needed. */
-class PartUrls {
-  private readonly known = new Map<number, PartUrl>();
-  private pending: Promise<void> | undefined;
-
-  constructor(
-    private readonly api: FilesApi,
-    private readonly uploadId: string,
-    private readonly missing: number[],
-    given: PartUrl[],
-  ) {
-    for (const part of given) this.known.set(part.number, part);
-  }
-
-  async get(number: number, fresh: boolean): Promise<string> {
-    if (fresh) this.known.delete(number);
-    for (let fetched = 0; ; fetched++) {
-      const part = this.known.get(number);
-      // After two fetches a URL close to its expiry is still worth a try.
-      if (part && (Date.parse(part.expiresAt) - Date.now() > URL_MARGIN_MS || fetched > 1)) return part.url;
-      if (fetched > 1) throw new UploadFailed(`the service gave no URL for part ${number}`);
-      // One request at a time: a worker that finds one under way waits for it, then looks again.
-      this.pending ??= this.fetch(number).finally(() => {
-        this.pending = undefined;
-      });
-      await this.pending;
-    }
-  }
-
-  /** Fresh URLs for `number` and the parts still to send after it (at most 100). */
-  private async fetch(number: number): Promise<void> {
-    const from = this.missing.indexOf(number);
-    const numbers = [number, ...this.missing.slice(from + 1).filter((n) => n !== number)].slice(0, 100);
-    const answer = await this.api.POST('/uploads/{id}/parts', { params: { path: { id: this.uploadId } }, body: { numbers } });
-    for (const part of expectData(`POST /uploads/${this.uploadId}/parts`, answer).items) this.known.set(part.number, part);
-  }
-}
-
-/**
- * POST /uploads/{id}/complete until it answers the Document: a 202 is waited on (Retry-After);
- * a part the bucket misses (409 upload-incomplete) is sent once more with `resend`.
- */
-export async function completeUpload(api: FilesApi, upload: Upload, resend: () => Promise<void>): Promise<Document> {
-  let resent = false;
-  for (;;) {
-    const answer = await api.POST('/uploads/{id}/complete', { params: { path: { id: upload.id } } });
-    const { response } = answer;
-    if (response.status === 200) return expectData('POST /uploads/{id}/complete', answer) as Document;
-    if (response.status === 202 || response.status === 503 || response.status === 429) {
-      const seconds = Number(response.headers.get('Retry-After') ?? 1);
-      await sleep(Math.min(Math.max(Number.isFinite(seconds) ? seconds : 1, 0.2), 30) * 1000);
-      continue;
-    }
-    if (response.status === 409 && problemOf(answer.error)?.type?.endsWith(':upload-incomplete') && !resent) {
-      resent = true;
-      await resend();
-      continue;
-    }
-    throw new ApiError(`POST /uploads/${upload.id}/complete`, response.status, answer.error);
-  }
 }

@@ -20,6 +20,7 @@ import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, type TokenVerif
 import { checkLayoutVersion, OldLayoutError } from './layout-version';
 import { enforcePermissions, signAsServedFunction } from './permissions';
 import { type LocalS3, startLocalS3 } from './s3';
+import { createWebAppServer, type WebAppServer } from './web-app';
 import { type LocalWorker, startLocalWorker } from './worker';
 import { readOrCreateOnce } from './write-once';
 
@@ -104,11 +105,13 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     // Take the port first: a clash is reported at once, before DynamoDB Local is spawned.
     // Until everything is ready, requests get a 503.
     let gateway: Gateway | undefined;
+    // The web app and /config.json, ahead of the API's routes (./web-app.ts).
+    let webApp: WebAppServer | undefined;
     const starting: RequestListener = (_req, res) => {
       const { statusCode, headers, body } = problem('unavailable', 'The service is starting.', { 'retry-after': '1' });
       res.writeHead(statusCode, headers).end(body);
     };
-    const server = createServer((req, res) => (gateway ?? starting)(req, res));
+    const server = createServer((req, res) => webApp?.handle(req, res) || (gateway ?? starting)(req, res));
     server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) =>
       gateway ? gateway.checkContinue(req, res) : starting(req, res),
     );
@@ -131,7 +134,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     // In this process: it stops with it, however the process ends.
     let s3: LocalS3;
     try {
-      s3 = await startLocalS3({ dataDir: join(opts.dataDir, 's3'), port: opts.s3Port ?? 0, host });
+      // The bucket's CORS allows exactly the app's origin (this service's), as deployed.
+      s3 = await startLocalS3({ dataDir: join(opts.dataDir, 's3'), port: opts.s3Port ?? 0, host, corsOrigins: [baseUrl] });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE' || code === 'EACCES') {
@@ -193,6 +197,10 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     cleanups.push(() => finaliser.stop());
 
     const localIssuer: LocalIssuer | undefined = auth.localIssuer;
+    webApp = createWebAppServer({
+      bucketOrigin: new URL(s3.endpoint).origin,
+      ...(localIssuer ? { issueToken: (user: string) => localIssuer.issueToken(user) } : {}),
+    });
     gateway = createGateway({
       verifier: opts.routing?.verifier?.(auth.verifier) ?? auth.verifier,
       loadHandler: opts.routing?.loadHandler ?? loadHandler,

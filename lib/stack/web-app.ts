@@ -1,0 +1,158 @@
+/**
+ * The web app deployed (docs/web-app.md): its build in a private S3 bucket behind CloudFront
+ * with Origin Access Control, and the API under `/api/*` on the same distribution, so the app
+ * makes no cross-origin API call (no CORS preflight). One build serves every environment: the
+ * distribution serves a runtime `/config.json` (`apiBase: "/api/"`).
+ *
+ * - App routes (`/app/...` without a file extension) are rewritten to `/app/index.html` by a
+ *   CloudFront Function on the app's behaviour only. Distribution-wide error pages would turn the
+ *   API's 403 and 404 into index.html (CloudFront developer guide, "Generate custom error responses").
+ * - `/api/*` reaches the HTTP API with the `/api` prefix taken off by a second function; nothing
+ *   there is cached, and every viewer header but Host goes to the origin.
+ * - A response headers policy gives the app a strict Content-Security-Policy, HSTS, nosniff, no
+ *   framing; hashed assets are cached for a year (`immutable`), index.html and config.json never.
+ *
+ * A construct of its own with one input (the API's endpoint) so the stack wires it in one line.
+ * Not done here: the Cognito managed login through `/auth/*` routes (see docs/web-app.md).
+ */
+import { Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
+import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
+import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as deployment from 'aws-cdk-lib/aws-s3-deployment';
+import { Construct } from 'constructs';
+
+export interface WebAppProps {
+  /** The HTTP API's endpoint, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com` (HttpApi.apiEndpoint). */
+  readonly apiEndpoint: string;
+  /** The app's build (web/dist); absent: the bucket and distribution only (tests of the template). */
+  readonly buildDir?: string;
+  /** Origin of the file bucket, for the CSP's connect-src (parts and downloads go straight to it). */
+  readonly fileBucketOrigin: string;
+  readonly destroyable?: boolean;
+}
+
+/** Rewrites an app route to the page; files (with an extension) are served as they are. */
+export const SPA_ROUTES = `function handler(event) {
+  var request = event.request;
+  var uri = request.uri;
+  if (uri === '/app' || (uri.indexOf('/app/') === 0 && uri.slice(uri.lastIndexOf('/') + 1).indexOf('.') < 0)) {
+    request.uri = '/app/index.html';
+  }
+  return request;
+}`;
+
+/** `/api/x` → `/x` at the HTTP API, whose routes begin at `/`. */
+export const STRIP_API_PREFIX = `function handler(event) {
+  var request = event.request;
+  request.uri = request.uri.replace(/^\\/api(?=\\/|$)/, '') || '/';
+  return request;
+}`;
+
+export function webAppContentSecurityPolicy(fileBucketOrigin: string): string {
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' blob: data:",
+    'frame-src blob:',
+    `connect-src 'self' ${fileBucketOrigin}`,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+    "form-action 'self'",
+  ].join('; ');
+}
+
+export class WebApp extends Construct {
+  readonly bucket: s3.Bucket;
+  readonly distribution: cloudfront.Distribution;
+  /** The app's origin (https://<distribution domain>): the file bucket's CORS allows exactly this. */
+  readonly origin: string;
+
+  constructor(scope: Construct, id: string, props: WebAppProps) {
+    super(scope, id);
+    this.bucket = new s3.Bucket(this, 'Bucket', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: props.destroyable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      autoDeleteObjects: props.destroyable ?? false,
+    });
+
+    const headers = new cloudfront.ResponseHeadersPolicy(this, 'Headers', {
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: webAppContentSecurityPolicy(props.fileBucketOrigin), override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: cloudfront.HeadersFrameOption.DENY, override: true },
+        referrerPolicy: { referrerPolicy: cloudfront.HeadersReferrerPolicy.SAME_ORIGIN, override: true },
+        strictTransportSecurity: { accessControlMaxAge: Duration.days(365), includeSubdomains: true, override: true },
+      },
+    });
+    const appOrigin = origins.S3BucketOrigin.withOriginAccessControl(this.bucket);
+    const apiOrigin = new origins.HttpOrigin(Fn.select(2, Fn.split('/', props.apiEndpoint)), {
+      protocolPolicy: cloudfront.OriginProtocolPolicy.HTTPS_ONLY,
+    });
+    const fn = (name: string, code: string) =>
+      new cloudfront.Function(this, name, { code: cloudfront.FunctionCode.fromInline(code), runtime: cloudfront.FunctionRuntime.JS_2_0 });
+
+    this.distribution = new cloudfront.Distribution(this, 'Distribution', {
+      defaultRootObject: '',
+      minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+      defaultBehavior: {
+        origin: appOrigin,
+        viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        cachePolicy: cloudfront.CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: headers,
+        functionAssociations: [{ function: fn('SpaRoutes', SPA_ROUTES), eventType: cloudfront.FunctionEventType.VIEWER_REQUEST }],
+      },
+      additionalBehaviors: {
+        '/api/*': {
+          origin: apiOrigin,
+          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: cloudfront.AllowedMethods.ALLOW_ALL,
+          cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+          originRequestPolicy: cloudfront.OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          functionAssociations: [
+            { function: fn('StripApiPrefix', STRIP_API_PREFIX), eventType: cloudfront.FunctionEventType.VIEWER_REQUEST },
+          ],
+        },
+        '/config.json': {
+          origin: appOrigin,
+          viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+          cachePolicy: cloudfront.CachePolicy.CACHING_DISABLED,
+          responseHeadersPolicy: headers,
+        },
+      },
+    });
+    this.origin = `https://${this.distribution.distributionDomainName}`;
+
+    // The runtime configuration: the same build, this environment's API.
+    new deployment.BucketDeployment(this, 'Config', {
+      destinationBucket: this.bucket,
+      sources: [deployment.Source.jsonData('config.json', { apiBase: '/api/', signIn: 'cognito' })],
+      cacheControl: [deployment.CacheControl.noCache()],
+      prune: false,
+    });
+    if (props.buildDir) {
+      // Hashed assets: cached for a year; index.html: revalidated on every visit (new builds show at once).
+      new deployment.BucketDeployment(this, 'Assets', {
+        destinationBucket: this.bucket,
+        destinationKeyPrefix: 'app/assets/',
+        sources: [deployment.Source.asset(`${props.buildDir}/assets`)],
+        cacheControl: [deployment.CacheControl.fromString('public, max-age=31536000, immutable')],
+        prune: false,
+      });
+      new deployment.BucketDeployment(this, 'Page', {
+        destinationBucket: this.bucket,
+        destinationKeyPrefix: 'app/',
+        sources: [deployment.Source.asset(props.buildDir, { exclude: ['assets/**', '.vite/**', '.source-hash'] })],
+        cacheControl: [deployment.CacheControl.noCache()],
+        prune: false,
+        distribution: this.distribution,
+        distributionPaths: ['/app/index.html', '/config.json'],
+      });
+    }
+  }
+}
