@@ -10,7 +10,6 @@ export const MUTATION_TESTS = [
   'test/unit/auth.test.ts',
   'test/unit/access.test.ts',
   'test/unit/usage.test.ts',
-  'test/unit/role-steps.test.ts',
   'test/unit/upload-rules.test.ts',
   'test/unit/local-ttl.test.ts',
   'test/unit/local-permissions.test.ts',
