@@ -6,7 +6,7 @@
  * token itself; the command's mistakes are one line each.
  */
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -217,8 +217,13 @@ describe('localDefaults', () => {
 });
 
 describe('npm run invoke', () => {
+  /** Where `npm run invoke` would start its DynamoDB Local and S3 emulator (DATA_DIR): nothing there yet. */
+  const dataDir = () => join(dir, 'invoke-data');
   const run = (args: string[]) =>
-    promisify(execFile)(process.execPath, ['--import', 'tsx', join(projectRoot, 'bin', 'invoke.ts'), ...args], { cwd: projectRoot }).then(
+    promisify(execFile)(process.execPath, ['--import', 'tsx', join(projectRoot, 'bin', 'invoke.ts'), ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, DATA_DIR: dataDir() },
+    }).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
     );
@@ -243,5 +248,7 @@ describe('npm run invoke', () => {
     expect(lines[1]).toMatch(/^npm run invoke: --event .*broken\.json is not JSON/);
     expect(lines[2]).toMatch(/^npm run invoke: No template at .*none\.json: synthesize it first/);
     expect(lines[3]).toMatch(/^npm run invoke: --event .*missing-event\.json: no such file/);
+    // No database started: its data directory (lock, DynamoDB Local's and the emulator's files) was never made.
+    expect(existsSync(dataDir()), `${dataDir()} was made`).toBe(false);
   });
 });

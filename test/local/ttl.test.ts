@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sweepIndex } from '#core/items/task';
 import { localClient } from '#lib/local/dynamodb-local';
 import { checkLayoutVersion } from '#lib/local/layout-version';
 import { startLocalTtl, TtlDeletions } from '#lib/local/ttl';
@@ -32,22 +33,34 @@ const exists = async (pk: string) =>
     (await client.send(new GetItemCommand({ TableName: tableName, Key: { PK: { S: pk }, SK: { S: 'ITEM' } }, ConsistentRead: true }))).Item,
   );
 
+/** Runs the local TTL until `pk` is gone (at most 10 s). */
+async function runUntilGone(pk: string, deletions: TtlDeletions) {
+  const ttl = startLocalTtl({ client, tableName, deletions, everyMs: 50, log: () => {} });
+  const began = Date.now();
+  while ((await exists(pk)) && Date.now() - began < 10_000) await new Promise((r) => setTimeout(r, 50));
+  await ttl.stop();
+}
+
 it('deletes expired items outside the sweep index, remembers them across a restart, and forgets one whose item is back', async () => {
   const expired = seconds(-60);
   await put('TTL#expired', { expiresAt: { N: expired } });
   await put('TTL#later', { expiresAt: { N: seconds(3600) } });
   await put('TTL#none');
+  // Expired, and in the sweep index: DynamoDB Local's own TTL deletes such items, so ours never does.
+  await put('TTL#indexed', {
+    expiresAt: { N: expired },
+    [sweepIndex.partitionKey]: { S: '00' },
+    [sweepIndex.sortKey]: { S: '2026-01-01T00:00:00.000Z' },
+  });
   const file = join(dir, 'ttl-deletions.json');
   const deletions = new TtlDeletions(file);
   await deletions.load(client, tableName);
-  const ttl = startLocalTtl({ client, tableName, deletions, everyMs: 50, log: () => {} });
-  const began = Date.now();
-  while ((await exists('TTL#expired')) && Date.now() - began < 10_000) await new Promise((r) => setTimeout(r, 50));
-  await ttl.stop();
+  await runUntilGone('TTL#expired', deletions);
 
   expect(await exists('TTL#expired')).toBe(false);
   expect(await exists('TTL#later')).toBe(true);
   expect(await exists('TTL#none')).toBe(true);
+  expect(deletions.isOurs('TTL#indexed', 'ITEM', expired)).toBe(false);
   expect(deletions.isOurs('TTL#expired', 'ITEM', expired)).toBe(true);
   expect(deletions.isOurs('TTL#expired', 'ITEM', seconds(-1))).toBe(false); // another item that had the key
 
@@ -63,4 +76,30 @@ it('deletes expired items outside the sweep index, remembers them across a resta
   // Forgotten once the feeder has passed it.
   await restarted.forget([{ pk: 'TTL#expired', sk: 'ITEM' }]);
   expect(restarted.isOurs('TTL#expired', 'ITEM', expired)).toBe(false);
+});
+
+it('deletes an item only if it still has the expiresAt it was found with: one rewritten meanwhile stays', async () => {
+  const expired = seconds(-60);
+  const renewed = seconds(3600);
+  await put('TTL#rewritten', { expiresAt: { N: expired } });
+  await put('TTL#gone', { expiresAt: { N: expired } });
+  // Between the scan that finds it and the delete, the item is written anew (a trash record
+  // restored and trashed again, an idempotency key used again): it is no longer the one that expired.
+  const rewrite = (next: (args: never) => Promise<unknown>, context: { commandName?: string }) => async (args: never) => {
+    const key = (args as { input: { Key?: { PK?: { S?: string } } } }).input.Key?.PK?.S;
+    if (context.commandName === 'DeleteItemCommand' && key === 'TTL#rewritten') await put('TTL#rewritten', { expiresAt: { N: renewed } });
+    return next(args);
+  };
+  client.middlewareStack.add(rewrite as never, { step: 'initialize', name: 'rewriteBeforeDelete' });
+  try {
+    const deletions = new TtlDeletions(undefined);
+    await runUntilGone('TTL#gone', deletions);
+    expect(await exists('TTL#gone')).toBe(false);
+    expect(await exists('TTL#rewritten')).toBe(true);
+    // Not taken for a TTL deletion: a later REMOVE of this key is the service's own.
+    expect(deletions.isOurs('TTL#rewritten', 'ITEM', expired)).toBe(false);
+    expect(deletions.isOurs('TTL#gone', 'ITEM', expired)).toBe(true);
+  } finally {
+    client.middlewareStack.remove('rewriteBeforeDelete');
+  }
 });

@@ -4,8 +4,10 @@
  * viewer, a removed member (an editor until removed) and a stranger, answers the status the
  * contract gives each of them.
  *
- * The rows are derived, not typed here: each route's request is the example its handler module
- * declares (`operation.example`), and the statuses follow from who may call it (`operation.access`):
+ * Each route's request is the example its handler module declares (`operation.example`); the
+ * statuses follow from who may call it, as the table written apart from the code says
+ * (test/support/who-may.ts; a route without a row fails, naming it), and the route's own
+ * declaration (`operation.access`) must say the same:
  * `viewer` → members read, the others get 404; `editor` → a viewer gets 403; `owner` → an editor or a
  * viewer gets 403; `signed-in` and `public` → everyone succeeds. An example that uses up what it
  * names (`consumes`) gets, for each caller, a new folder, document, trashed document or member
@@ -37,6 +39,7 @@ import {
   type User,
   uniqueName,
 } from '#test/support/http';
+import { whoMay } from '#test/support/who-may';
 
 const CALLERS = ['stranger', 'removed', 'viewer', 'editor', 'owner'] as const;
 type Who = (typeof CALLERS)[number];
@@ -214,8 +217,12 @@ async function exampleRequest(route: Route, world: World): Promise<Request> {
 describe('the role matrix: every route by owner, editor, viewer, removed member and stranger', () => {
   it.each(routes.map((route) => [`${route.name} (${route.method} ${route.path})`, route] as const))('%s', async (_, route) => {
     const operation = ctx.operations.get(route.name)!;
+    const access = whoMay(route);
+    expect
+      .soft(operation.access, `${route.name}: its declared access (functions/${route.handler}.ts) against test/support/who-may.ts`)
+      .toBe(access);
     const rows: Case[] = [
-      { case: 'its example', request: () => exampleRequest(route, world), expect: statusesOf(operation.access, exampleStatus(operation)) },
+      { case: 'its example', request: () => exampleRequest(route, world), expect: statusesOf(access, exampleStatus(operation)) },
       ...(cases[route.name] ?? []),
     ];
     let world = await newWorld();

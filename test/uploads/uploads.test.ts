@@ -5,9 +5,11 @@
  * ObjectCreated) and the sweeper (expiry, lost notifications) through the running service.
  */
 import { createHash } from 'node:crypto';
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { HeadObjectCommand, PutObjectCommand, UploadPartCommand } from '@aws-sdk/client-s3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { uploadKey } from '#core/items/keys';
 import { sweepNow } from '#lib/local/worker';
+import { rawItem } from '#test/support/dynamodb';
 import { useService } from '#test/support/fixture';
 import {
   type Api,
@@ -16,6 +18,7 @@ import {
   expectJson,
   expectProblem,
   expectValidationError,
+  type HttpResponse,
   newFolder,
   newRepository,
   newUser,
@@ -66,6 +69,22 @@ const objectExists = async (key: string) =>
     () => false,
   );
 const objectKeyOf = (u: Upload) => `files/${u.repositoryId}/${u.documentId}/${u.id}`;
+/** The repository's usage (GET /{id}): what its kept versions and open uploads hold. */
+const usedBytes = async (api: Api, repositoryId: string) =>
+  (ensure(await api.get(`/${repositoryId}`), 200).body.usage as { bytes: number }).bytes;
+/** A repository of the owner's with nothing in it yet: its usage is what the test does. */
+async function emptyRepository() {
+  const repository = await newRepository(ctx.owner.api);
+  expect(await usedBytes(ctx.owner.api, repository.id)).toBe(0);
+  return repository;
+}
+/** GET /document/{id}/content's 302, followed as a client would: a plain fetch of the presigned URL. */
+async function download(api: Api, documentId: string): Promise<{ redirect: HttpResponse; fetched: Response; bytes: Buffer }> {
+  const redirect = await api.request('GET', `/document/${documentId}/content`, { redirect: 'manual' });
+  expect(redirect.status, redirect.text).toBe(302);
+  const fetched = await fetch(redirect.headers.get('location')!);
+  return { redirect, fetched, bytes: Buffer.from(await fetched.arrayBuffer()) };
+}
 
 describe('a file in two parts', () => {
   it('is started, resumed from what the bucket holds, completed once, and read back', async () => {
@@ -132,6 +151,39 @@ describe('a file in two parts', () => {
     const read = ensure(await ctx.owner.api.get(`/document/${document.id}`), 200).body as Document;
     expect(read).toMatchObject({ storage: 'file', size: file.length });
     expect(read.content).toBeUndefined();
+    // Read back: the bucket serves the bytes sent, under the document's name.
+    const { redirect, fetched, bytes: served } = await download(ctx.owner.api, document.id);
+    const disposition = `attachment; filename="video.mp4"; filename*=UTF-8''video.mp4`;
+    expect(redirect.headers.get('content-disposition')).toBe(disposition);
+    expect(fetched.status).toBe(200);
+    expect(fetched.headers.get('content-disposition')).toBe(disposition);
+    expect(fetched.headers.get('content-type')).toBe('video/mp4');
+    expect(served.length).toBe(file.length);
+    expect(served.equals(file)).toBe(true);
+  });
+
+  it('fails at `complete` when the bytes are not the SHA-256 declared: 409, bytes deleted, reservation given back', async () => {
+    // Two parts: the bucket's event for the joined object leaves a small file to `complete`, which hashes it itself.
+    const repository = await emptyRepository();
+    const file = bytes(PART + 10, 3);
+    const started = await begin(ctx.owner.api, {
+      folderId: repository.rootFolderId,
+      name: 'tampered.bin',
+      size: file.length,
+      sha256: sha256(Buffer.concat([file.subarray(0, PART), Buffer.from('x'.repeat(10))])),
+    });
+    expect(await usedBytes(ctx.owner.api, repository.id)).toBe(file.length);
+    await Promise.all([put(started.parts![0]!.url, file.subarray(0, PART)), put(started.parts![1]!.url, file.subarray(PART))]);
+    const res = await complete(ctx.owner.api, started.id);
+    expectProblem(res, 409, upload('upload-mismatch'));
+    await ctx.svc.worker.settled();
+    expect(ensure(await get(ctx.owner.api, started.id), 200).body as Upload).toMatchObject({
+      status: 'failed',
+      problem: { type: upload('upload-mismatch') },
+    });
+    expect(await objectExists(objectKeyOf(started))).toBe(false);
+    expectProblem(await ctx.owner.api.get(`/document/${started.documentId}`), 404);
+    expect(await usedBytes(ctx.owner.api, repository.id)).toBe(0);
   });
 
   it('makes exactly one version when completions race', async () => {
@@ -195,11 +247,11 @@ describe('a one-part file', () => {
     expect((ensure(await complete(ctx.owner.api, started.id), 200).body as Document).version).toBe(1);
   });
 
-  it('fails on a SHA-256 mismatch: 409, its bytes deleted, the same problem on every repeat', async () => {
-    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
+  it('fails on a SHA-256 mismatch: 409, its bytes deleted, its reservation back, the same problem on every repeat', async () => {
+    const repository = await emptyRepository();
     const file = Buffer.from('these are not the bytes declared');
     const started = await begin(ctx.owner.api, {
-      folderId: folder.id,
+      folderId: repository.rootFolderId,
       name: 'bad.txt',
       size: file.length,
       sha256: sha256(Buffer.from('other')),
@@ -213,15 +265,18 @@ describe('a one-part file', () => {
     expect(failed).toMatchObject({ status: 'failed', problem: { type: upload('upload-mismatch'), status: 409 } });
     expect(await objectExists(objectKeyOf(started))).toBe(false);
     expectProblem(await ctx.owner.api.get(`/document/${started.documentId}`), 404);
+    expect(await usedBytes(ctx.owner.api, repository.id)).toBe(0);
   });
 
-  it('fails when the bytes are not the size declared', async () => {
-    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
-    const started = await begin(ctx.owner.api, { folderId: folder.id, name: 'short.bin', size: 100 });
+  it('fails when the bytes are not the size declared, and gives its reservation back', async () => {
+    const repository = await emptyRepository();
+    const started = await begin(ctx.owner.api, { folderId: repository.rootFolderId, name: 'short.bin', size: 100 });
+    expect(await usedBytes(ctx.owner.api, repository.id)).toBe(100);
     expect((await put(started.parts![0]!.url, bytes(60))).status).toBe(200);
     await ctx.svc.worker.settled();
     expectProblem(await complete(ctx.owner.api, started.id), 409, upload('upload-mismatch'));
     expect(await objectExists(objectKeyOf(started))).toBe(false);
+    expect(await usedBytes(ctx.owner.api, repository.id)).toBe(0);
   });
 });
 
@@ -290,6 +345,7 @@ describe('who sees an upload', () => {
     expect(ensure(await get(ctx.other.api, started.id), 200).body as Upload).toMatchObject({ status: 'failed', problem: { status: 403 } });
     expect(await objectExists(objectKeyOf(started))).toBe(false);
     expectProblem(await ctx.owner.api.get(`/document/${started.documentId}`), 404);
+    expect(await usedBytes(ctx.owner.api, shared.id)).toBe(0);
   });
 });
 
@@ -322,6 +378,24 @@ describe('bad input changes nothing', () => {
 });
 
 describe('the quota', () => {
+  it('takes an upload of exactly the room left, and not one byte more', async () => {
+    const repository = await emptyRepository();
+    process.env.QUOTA_BYTES = String(10_000);
+    const start1 = (name: string, size: number) => start(ctx.owner.api, { folderId: repository.rootFolderId, name, size });
+    expectProblem(await start1('over', 10_001), 409, upload('quota-exceeded'));
+    ensure(await start1('all-of-it', 10_000), 201);
+    expect(await usedBytes(ctx.owner.api, repository.id)).toBe(10_000);
+    expectProblem(await start1('one-more', 1), 409, upload('quota-exceeded'));
+
+    const other = await emptyRepository();
+    const startIn = (name: string, size: number) => start(ctx.owner.api, { folderId: other.rootFolderId, name, size });
+    ensure(await startIn('most', 6_000), 201);
+    expectProblem(await startIn('past-the-room', 4_001), 409, upload('quota-exceeded'));
+    ensure(await startIn('the-rest', 4_000), 201);
+    expect(await usedBytes(ctx.owner.api, other.id)).toBe(10_000);
+    expectProblem(await startIn('none-left', 1), 409, upload('quota-exceeded'));
+  });
+
   it('refuses an upload that would pass it before any byte, and counts racing starts exactly', async () => {
     const repository = await newRepository(ctx.owner.api);
     process.env.QUOTA_BYTES = String(10_000);
@@ -336,31 +410,67 @@ describe('the quota', () => {
     );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(3);
     for (const refused of answers.filter((a) => a.status !== 201)) expectProblem(refused, 409, upload('quota-exceeded'));
+    expect(await usedBytes(ctx.owner.api, repository.id)).toBe(9_000);
     // Cancelling one gives its bytes back.
     const one = answers.find((a) => a.status === 201)!.body as Upload;
     ensure(await ctx.owner.api.delete(`/uploads/${one.id}`), 204);
+    expect(await usedBytes(ctx.owner.api, repository.id)).toBe(6_000);
     ensure(await start(ctx.owner.api, { folderId: repository.rootFolderId, name: 'fits-now', size: 3_000 }), 201);
   });
 });
 
 describe('expiry', () => {
-  it('is 410 after it, its bytes are deleted by the sweeper, and bytes sent later make no version', async () => {
-    process.env.UPLOAD_EXPIRY_SECONDS = '2';
-    const folder = await newFolder(ctx.owner.api, ctx.repo.rootFolderId);
-    const started = await begin(ctx.owner.api, { folderId: folder.id, name: 'late.bin', size: PART + 1 });
+  it('is 410 after it; the sweeper expires it (reservation back, parts aborted); bytes sent later make no version', async () => {
+    // Five minutes, with the clock moved past them below: not a tiny expiry that the test waits for.
+    process.env.UPLOAD_EXPIRY_SECONDS = '300';
+    const repository = await emptyRepository();
+    const started = await begin(ctx.owner.api, { folderId: repository.rootFolderId, name: 'late.bin', size: PART + 1 });
     expect((await put(started.parts![0]!.url, bytes(PART))).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 2_100));
-    expectProblem(await get(ctx.owner.api, started.id), 410, upload('upload-expired'));
-    expectProblem(await complete(ctx.owner.api, started.id), 410, upload('upload-expired'));
-    expectProblem(await ctx.owner.api.post(`/uploads/${started.id}/parts`, { numbers: [2] }), 410, upload('upload-expired'));
-    expectProblem(await ctx.owner.api.delete(`/uploads/${started.id}`), 410, upload('upload-expired'));
-    const began = Date.now();
-    await sweepNow({ graceSeconds: 0 });
-    expect(Date.now() - began).toBeLessThan(30_000);
-    const { status } = ensure(await ctx.owner.api.get(`/${ctx.repo.id}`), 200);
-    expect(status).toBe(200);
-    // The URL of part 2 expired with the upload.
-    expect((await put(started.parts![1]!.url, bytes(1))).status).toBe(403);
-    expectProblem(await ctx.owner.api.get(`/document/${started.documentId}`), 404);
+    expect(await usedBytes(ctx.owner.api, repository.id)).toBe(PART + 1);
+    const stored = (await rawItem(uploadKey(started.repositoryId, started.id)))!;
+    const s3UploadId = stored.s3UploadId as string;
+    expect(s3UploadId).toBeTruthy();
+    const sendPart2 = () =>
+      ctx.bucket.send(
+        new UploadPartCommand({
+          Bucket: ctx.svc.s3.bucket,
+          Key: objectKeyOf(started),
+          UploadId: s3UploadId,
+          PartNumber: 2,
+          Body: bytes(1),
+        }),
+      );
+
+    // The service, its bucket and its token issuer run in this process: move this process's clock
+    // past the upload's expiry. Not further: signed S3 requests may be 15 minutes off the bucket's
+    // clock, and the Date header Node's HTTP server sends (which the SDK corrects its clock by) is real.
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    try {
+      vi.setSystemTime(Date.parse(started.expiresAt) + 1_000);
+      const owner = ctx.owner.api;
+      expectProblem(await get(owner, started.id), 410, upload('upload-expired'));
+      expectProblem(await complete(owner, started.id), 410, upload('upload-expired'));
+      expectProblem(await owner.post(`/uploads/${started.id}/parts`, { numbers: [2] }), 410, upload('upload-expired'));
+      expectProblem(await owner.delete(`/uploads/${started.id}`), 410, upload('upload-expired'));
+      // Refusing it changed nothing: still open, its bytes reserved, its multipart upload there.
+      expect((await rawItem(uploadKey(started.repositoryId, started.id)))?.status).toBe('open');
+      expect(await usedBytes(owner, repository.id)).toBe(PART + 1);
+      await sendPart2();
+
+      await sweepNow({ graceSeconds: 0 });
+      expect((await rawItem(uploadKey(started.repositoryId, started.id)))?.status).toBe('expired');
+      expect(await usedBytes(owner, repository.id)).toBe(0);
+      // The sweeper aborted the multipart upload: no part can join it now.
+      await expect(sendPart2()).rejects.toMatchObject({ name: 'NoSuchUpload' });
+
+      // Bytes that reach the object's key later are deleted, and make no version.
+      await ctx.bucket.send(new PutObjectCommand({ Bucket: ctx.svc.s3.bucket, Key: objectKeyOf(started), Body: bytes(PART + 1) }));
+      await ctx.svc.worker.settled();
+      expect(await objectExists(objectKeyOf(started))).toBe(false);
+      expectProblem(await owner.get(`/document/${started.documentId}`), 404);
+      expect(await usedBytes(owner, repository.id)).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -35,13 +35,23 @@ async function writeTask(id: string): Promise<void> {
   }
 }
 
-/** Starts a feeder whose handler fails every record; resolves with what it gave up on. */
+type GivenUp = { records: readonly DynamoDBRecord[]; reason: string };
+
+/**
+ * Starts a feeder whose handler fails every record: `givenUp` resolves with the first give-up,
+ * `givenUpOn(n)` once `n` records have been given up on, with every give-up so far.
+ */
 async function failingFeeder(options: Partial<StreamFeederOptions>, fail: 'report' | 'throw') {
   const invocations: number[] = [];
-  let resolveGivenUp: (value: { records: readonly DynamoDBRecord[]; reason: string }) => void;
-  const givenUp = new Promise<{ records: readonly DynamoDBRecord[]; reason: string }>((resolve) => {
-    resolveGivenUp = resolve;
-  });
+  const gaveUp: GivenUp[] = [];
+  const waiting: { count: number; resolve: (all: GivenUp[]) => void }[] = [];
+  const onFailure = (records: readonly DynamoDBRecord[], reason: string) => {
+    gaveUp.push({ records, reason });
+    const count = gaveUp.reduce((sum, g) => sum + g.records.length, 0);
+    for (const w of waiting.filter((w) => w.count <= count)) w.resolve([...gaveUp]);
+  };
+  const givenUpOn = (count: number) => new Promise<GivenUp[]>((resolve) => waiting.push({ count, resolve }));
+  const givenUp = givenUpOn(1).then((all) => all[0]!);
   const client = localClient(endpoint);
   try {
     feeder = await startStreamFeeder(
@@ -53,7 +63,7 @@ async function failingFeeder(options: Partial<StreamFeederOptions>, fail: 'repor
           if (fail === 'throw') throw new Error('the function failed');
           return { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb!.SequenceNumber! }] };
         },
-        onFailure: (records, reason) => resolveGivenUp({ records, reason }),
+        onFailure,
         ...options,
       },
       client,
@@ -61,7 +71,7 @@ async function failingFeeder(options: Partial<StreamFeederOptions>, fail: 'repor
   } finally {
     client.destroy();
   }
-  return { invocations, givenUp };
+  return { invocations, givenUp, givenUpOn };
 }
 
 describe('the local stream feeder’s retries', () => {
@@ -77,11 +87,13 @@ describe('the local stream feeder’s retries', () => {
   it('bisects a batch whose invocation throws, each half spending a retry, and gives up on every record in the end', async () => {
     await writeTask('b1');
     await writeTask('b2');
-    const { invocations, givenUp } = await failingFeeder({ retryBackoffMs: 1, retryAttempts: 3 }, 'throw');
-    const first = await givenUp;
-    expect(first.records).toHaveLength(1);
+    const { invocations, givenUpOn } = await failingFeeder({ retryBackoffMs: 1, retryAttempts: 3 }, 'throw');
+    const all = await givenUpOn(2);
+    // Each half given up on by itself, each record once.
+    expect(all.map((g) => g.records.length)).toEqual([1, 1]);
+    expect(all.flatMap((g) => g.records.map((r) => r.dynamodb?.Keys?.PK?.S)).sort()).toEqual(['TASK#b1', 'TASK#b2']);
+    for (const { reason } of all) expect(reason).toMatch('after 3 retries');
     // [b1, b2] fails, then [b1] and [b2] (one retry each), each then retried until 3 are spent.
-    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(invocations[0]).toBe(2);
     expect(invocations.slice(1).every((size) => size === 1)).toBe(true);
     expect(invocations).toHaveLength(1 + 3 + 3);

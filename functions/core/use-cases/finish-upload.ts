@@ -26,7 +26,8 @@ import {
 } from '../items/upload';
 import { recordMetric } from '../metrics';
 import type { Caller, Document, Upload } from '../resources';
-import { closeUpload, deleteBytesOrLeaveThem, expired, OPEN_STATUSES } from './uploads';
+import { OPEN_STATUSES, sweepAction } from './upload-rules';
+import { closeUpload, deleteBytesOrLeaveThem, expired } from './uploads';
 
 /**
  * Files up to this size are verified (read back and hashed) inside `complete`, which then
@@ -225,12 +226,13 @@ function storedProblem(upload: StoredUpload): HttpError {
 export async function sweepUpload(repositoryId: string, uploadId: string): Promise<void> {
   const upload = await readUploadItem(repositoryId, uploadId);
   if (!upload) return;
-  if (upload.status === 'completed') {
+  const action = sweepAction(upload);
+  if (action === 'leave-index') {
     await transactWrite({ upload: sweptStep(upload) });
     return;
   }
-  if (upload.status === 'open' || upload.status === 'verifying') {
-    if (isPastExpiry(upload)) {
+  if (action === 'expire' || action === 'finish') {
+    if (action === 'expire') {
       if (!(await closeUpload(upload, 'expired'))) return sweepUpload(repositoryId, uploadId);
     } else {
       try {

@@ -11,33 +11,23 @@
  */
 import type * as z from 'zod/mini';
 import { fileObjectKey } from '../bucket';
-import { ConditionFailed, check, transactWrite } from '../db/client';
-import { type HttpError, invalidField, notFound, HttpError as Problem, preconditionFailed } from '../errors';
+import { ConditionFailed, transactWrite } from '../db/client';
+import { invalidField, notFound, preconditionFailed } from '../errors';
 import { PART_URLS_PER_REQUEST, partNumbers, partPlan } from '../files/parts';
 import { abortQuietly, beginMultipart, deleteBytes, partUrlsOf, receivedParts } from '../files/upload-bytes';
 import { newDocumentId, now } from '../ids';
 import { readVersionTarget, type VersionTarget } from '../items/document';
-import { liveFolderIn, repositoryOfFolder } from '../items/folder';
-import { documentKey, folderKey } from '../items/keys';
+import { repositoryOfFolder } from '../items/folder';
 import { ACCESS_STEP, explainAccess, roleCheck } from '../items/role';
-import {
-  isPastExpiry,
-  newUploadStep,
-  readUpload,
-  recordTtl,
-  type StoredUpload,
-  statusStep,
-  sweptStep,
-  uploadResource,
-} from '../items/upload';
+import { newUploadStep, readUpload, recordTtl, type StoredUpload, statusStep, sweptStep, uploadResource } from '../items/upload';
 import { addUsageStep, fitsQuota, quotaExceeded, quotaReached, releaseUsageStep, USAGE_STEP } from '../items/usage';
 import { uploadLifetimeMs } from '../limits';
 import { logger } from '../logger';
 import { DEFAULT_FILE_CONTENT_TYPE, type startUploadBody } from '../requests';
 import type { Caller, Upload } from '../resources';
+import { closed, OPEN_STATUSES, refuseExpired, targetCheck } from './upload-rules';
 
-/** The statuses from which an upload may still complete, fail or be cancelled. */
-export const OPEN_STATUSES = ['open', 'verifying'] as const;
+export { expired, OPEN_STATUSES } from './upload-rules';
 
 /** POST /uploads's body, as validated (a new document, or a new version of one). */
 export type StartUpload = z.output<typeof startUploadBody>;
@@ -116,17 +106,6 @@ export async function startUpload(caller: Caller, input: StartUpload): Promise<U
   return { ...uploadResource(upload), parts: await partUrlsOf(upload, partNumbers(Math.min(plan.partCount, PART_URLS_PER_REQUEST))) };
 }
 
-/** The transaction step that re-checks the target of an upload's start: its folder, or its document (at `version`). */
-function targetCheck(input: StartUpload, repositoryId: string) {
-  if (input.folderId !== undefined) return check(folderKey(input.folderId), liveFolderIn(repositoryId));
-  const atVersion = input.version !== undefined;
-  return check(documentKey(input.documentId as string), {
-    expression: `attribute_not_exists(#trash)${atVersion ? ' AND #version = :version' : ''}`,
-    names: { '#trash': 'trash', ...(atVersion ? { '#version': 'version' } : {}) },
-    ...(atVersion ? { values: { ':version': input.version } } : {}),
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Reading, fresh URLs, cancelling
 
@@ -185,18 +164,6 @@ export async function closeUpload(
     return false;
   }
 }
-
-/** Past its expiry an upload is 410, whatever it became (its record stays a week, then it is 404). */
-function refuseExpired(upload: StoredUpload) {
-  if (upload.status === 'expired' || isPastExpiry(upload)) throw expired(upload);
-}
-export const expired = (upload: StoredUpload) =>
-  new Problem('upload-expired', `The upload expired at ${upload.expiresAt}; start a new one.`);
-
-const closed = (upload: StoredUpload): HttpError =>
-  upload.status === 'completed'
-    ? new Problem('upload-closed', 'The upload is completed: its document version exists.')
-    : new Problem('upload-closed', `The upload is ${upload.status}: start a new one.`);
 
 /**
  * Deletes the bytes of an upload that was just cancelled or failed, then takes it out of the
