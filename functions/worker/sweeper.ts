@@ -24,7 +24,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#core/db/client';
-import { FEED_PENDING_PREFIX, idOfPartition, isUploadKey, UPLOAD_PREFIX } from '#core/items/keys';
+import { idOfPartition, isPendingChangeKey, isTaskKey, isUploadKey, UPLOAD_PREFIX } from '#core/items/keys';
 import { sweepIndex } from '#core/items/task';
 import { logger } from '#core/logger';
 import { recordMetric } from '#core/metrics';
@@ -72,8 +72,8 @@ export async function sweep(options: SweepOptions = {}): Promise<SweepReport> {
   const uploads: { repositoryId: string; uploadId: string }[] = [];
   for (const key of keys) {
     const { PK, SK } = key;
-    if (PK.startsWith('TASK#')) taskIds.add(PK.slice('TASK#'.length));
-    else if (PK.startsWith('FEED#') && SK.startsWith(FEED_PENDING_PREFIX)) repositories.add(PK.slice('FEED#'.length));
+    if (isTaskKey(key)) taskIds.add(idOfPartition(PK));
+    else if (isPendingChangeKey(key)) repositories.add(idOfPartition(PK));
     else if (isUploadKey(key)) uploads.push({ repositoryId: idOfPartition(PK), uploadId: SK.slice(UPLOAD_PREFIX.length) });
   }
   const report: SweepReport = { tasks: 0, changes: 0, repositories: 0, uploads: 0, failed: 0, left: 0 };
