@@ -39,6 +39,8 @@ export interface SweepOptions {
   graceSeconds?: number;
   /** No new work is started after this long; default `sweeping.budgetSeconds`. */
   budgetSeconds?: number;
+  /** When the invocation's work must end (epoch ms, from its remaining time): tasks run never past it. */
+  until?: number;
 }
 
 export interface SweepReport {
@@ -62,7 +64,8 @@ const TASKS_AT_ONCE = 4;
 
 export async function sweep(options: SweepOptions = {}): Promise<SweepReport> {
   const graceSeconds = options.graceSeconds ?? sweeping.graceSeconds;
-  const deadline = Date.now() + (options.budgetSeconds ?? sweeping.budgetSeconds) * 1_000;
+  const until = options.until ?? Number.POSITIVE_INFINITY;
+  const deadline = Math.min(Date.now() + (options.budgetSeconds ?? sweeping.budgetSeconds) * 1_000, until);
   const cutoff = new Date(Date.now() - graceSeconds * 1_000).toISOString();
   const shards = [...Array(sweepIndex.shards).keys()].map((i) => String(i).padStart(2, '0'));
   const keys = (await Promise.all(shards.map((shard) => waitingIn(shard, cutoff)))).flat();
@@ -118,7 +121,7 @@ export async function sweep(options: SweepOptions = {}): Promise<SweepReport> {
           continue;
         }
         try {
-          await runTask(taskId, taskSteps);
+          await runTask(taskId, taskSteps, until);
           report.tasks++;
         } catch (error) {
           report.failed++;
