@@ -470,7 +470,16 @@ export const workerFunction = {
   name: 'Worker',
   handler: 'worker/stream',
   dynamodb: [...WRITE, 'dynamodb:Query', 'dynamodb:BatchWriteItem'] as readonly DynamoDbAction[],
-  s3: ['s3:ListBucket', 's3:DeleteObject', 's3:ListBucketMultipartUploads', 's3:AbortMultipartUpload'] as readonly S3Action[],
+  // And verifying a large upload a range at a time (the verify-upload task: core/use-cases/finish-upload.ts).
+  s3: [
+    ...new Set<S3Action>([
+      's3:ListBucket',
+      's3:DeleteObject',
+      's3:ListBucketMultipartUploads',
+      's3:AbortMultipartUpload',
+      ...FINISH_UPLOAD,
+    ]),
+  ] as readonly S3Action[],
 } as const;
 
 /**
@@ -494,7 +503,7 @@ export const sweeperFunction = {
   handler: 'worker/sweep',
   dynamodb: workerFunction.dynamodb,
   // It also finishes or expires uploads whose notification or request was lost (functions/core/use-cases/finish-upload.ts).
-  s3: [...workerFunction.s3, ...FINISH_UPLOAD],
+  s3: workerFunction.s3,
 } as const;
 
 /** Every function of the stack: the routes', the fallback's and those no route invokes (read afresh: tests plant routes). */
