@@ -460,6 +460,14 @@ export const routes: readonly Route[] = [
  */
 export const fallbackRoute = { name: 'Fallback', handler: 'fallback', dynamodb: [] as readonly DynamoDbAction[] } as const;
 
+/** Removing file bytes under a prefix (functions/core/files/objects.ts): the worker's and the sweeper's. */
+export const REMOVE_BYTES: readonly S3Action[] = [
+  's3:ListBucket',
+  's3:DeleteObject',
+  's3:ListBucketMultipartUploads',
+  's3:AbortMultipartUpload',
+];
+
 /**
  * The background worker: not a route, a function the table's stream drives (functions/worker/,
  * lib/stack). Its DynamoDB and S3 actions are declared here like a route's, for its IAM policy.
