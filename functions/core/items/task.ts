@@ -73,9 +73,11 @@ export type Task = TaskSpec & {
   waitingSince?: string;
 };
 
-/** The transaction step that starts a task. */
-export const newTask = (spec: TaskSpec): TransactItem => {
-  const id = randomUUID();
+/**
+ * The transaction step that starts a task. `id`: a task that must be one of its kind for what it
+ * works on (hex, as the sweep shard is read from it); its start fails (ConditionFailed) while it exists.
+ */
+export const newTask = (spec: TaskSpec, id: string = randomUUID()): TransactItem => {
   const createdAt = now();
   return put({ ...taskKey(id), ...spec, id, createdAt, step: 0, ...sweepAttributes(id, createdAt) }, itemIsAbsent);
 };

@@ -13,6 +13,7 @@
  * completes, whatever the functions' timeouts.
  */
 
+import { createHash } from 'node:crypto';
 import { fileObjectOf } from '../bucket';
 import { ConditionFailed, transactWrite } from '../db/client';
 import type { HttpError, ProblemKind } from '../errors';
@@ -172,6 +173,13 @@ export const verifyUpload: TaskStep<'verify-upload'> = async (task, budget?: Ste
   return { next: 'done' };
 };
 
+/** The step that starts an upload's verify task: one per upload (its id is the upload's), so a second start fails while it runs. */
+const verifyTask = (upload: StoredUpload) =>
+  newTask(
+    { kind: 'verify-upload', repositoryId: upload.repositoryId, uploadId: upload.id },
+    createHash('sha256').update(`verify-upload ${upload.id}`).digest('hex').slice(0, 32),
+  );
+
 /** The verification's start: the parts joined (if they are not yet) and the object's size checked; the problem that fails the upload, if any. */
 async function joinAndMeasure(upload: StoredUpload): Promise<HttpError | undefined> {
   if (upload.s3UploadId) {
@@ -278,7 +286,7 @@ async function startVerifying(upload: StoredUpload, large: boolean): Promise<Sto
       large
         ? {
             upload: statusStep(upload, ['open'], 'verifying'),
-            task: newTask({ kind: 'verify-upload', repositoryId: upload.repositoryId, uploadId: upload.id }),
+            task: verifyTask(upload),
           }
         : { upload: statusStep(upload, ['open'], 'verifying', { lookFrom: now() }) },
     );
@@ -343,12 +351,13 @@ export async function sweepUpload(repositoryId: string, uploadId: string): Promi
   }
   if (upload.status === 'verifying' && upload.size > verifyInlineBytes()) {
     // Its task verifies it, and is in the sweep index itself: the upload leaves it. One found here
-    // was left by an older service, which hashed it whole: a task takes it over (a second task,
-    // should there be one, finds it completed and ends).
-    await transactWrite({
-      upload: sweptStep(upload),
-      task: newTask({ kind: 'verify-upload', repositoryId: upload.repositoryId, uploadId: upload.id }),
-    });
+    // without its task (left by an older service, which hashed it whole) gets one.
+    try {
+      await transactWrite({ upload: sweptStep(upload), task: verifyTask(upload) });
+    } catch (error) {
+      if (!(error instanceof ConditionFailed)) throw error;
+      await transactWrite({ upload: sweptStep(upload) }); // its task is there
+    }
     return;
   }
   if (upload.status === 'open' || upload.status === 'verifying') {
