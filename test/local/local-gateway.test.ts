@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_REQUEST_BODY_BYTES } from '#core/http/request-guards';
 import { MAX_CONTENT_BYTES } from '#core/requests';
+import { memorySizeOf, timeoutSecondsOf } from '#lib/function-settings';
 import { createGateway, LAMBDA_REQUEST_PAYLOAD_BYTES, LAMBDA_RESPONSE_PAYLOAD_BYTES } from '#lib/local/gateway';
 import type { TokenVerifier } from '#lib/local/jwt';
 import type { LambdaHandler } from '#lib/local/lambda-event';
@@ -32,6 +33,11 @@ describe('the local gateway invoking handlers', () => {
       eventSizes.push(Buffer.byteLength(JSON.stringify(event)));
       return { statusCode: 201, body: '{}' };
     },
+    // Says how long its context says it has left.
+    'repositories/get-root-folder': async (_event, context) => ({
+      statusCode: 200,
+      body: JSON.stringify({ remainingMs: context.getRemainingTimeInMillis(), memory: context.memoryLimitInMB }),
+    }),
     // Answers a JSON body of `answerBytes` characters that escape to six bytes each (`\u0001`).
     'documents/get-document': async () => ({
       statusCode: 200,
@@ -141,5 +147,22 @@ describe('the local gateway invoking handlers', () => {
       expect((await under.arrayBuffer()).byteLength).toBe(6 * 800_000 + 14);
       expect(LAMBDA_RESPONSE_PAYLOAD_BYTES).toBeGreaterThan(LAMBDA_REQUEST_PAYLOAD_BYTES);
     });
+  });
+
+  it("gives a handler its function's deployed timeout and memory (lib/function-settings.ts), not API Gateway's 30 s", async () => {
+    const deployed = createServer(
+      createGateway({ verifier, loadHandler: async (name) => handlers[name]!, log: () => {}, logError: () => {} }),
+    );
+    await new Promise<void>((resolve) => deployed.listen(0, '127.0.0.1', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(deployed.address() as AddressInfo).port}/repo-1/folder`, { headers: auth });
+      const { remainingMs, memory } = (await res.json()) as { remainingMs: number; memory: string };
+      expect(remainingMs).toBeLessThanOrEqual(timeoutSecondsOf('GetRootFolder') * 1_000);
+      expect(remainingMs).toBeGreaterThan(timeoutSecondsOf('GetRootFolder') * 1_000 - 5_000);
+      expect(timeoutSecondsOf('GetRootFolder')).toBe(20);
+      expect(memory).toBe(String(memorySizeOf('GetRootFolder')));
+    } finally {
+      await new Promise<void>((resolve) => deployed.close(() => resolve()));
+    }
   });
 });
