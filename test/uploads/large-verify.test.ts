@@ -43,7 +43,7 @@ async function sendAndComplete(api: Api, name: string, file: Buffer, declared: s
   const folder = await newFolder(api, ctx.repo.rootFolderId);
   const started = ensure(await api.post('/uploads', { folderId: folder.id, name, size: file.length, sha256: declared }), 201)
     .body as Upload;
-  const parts = started.parts!.map((part, i) => file.subarray(i * PART, (i + 1) * PART));
+  const parts = started.parts!.map((_part, i) => file.subarray(i * PART, (i + 1) * PART));
   const sent = await Promise.all(started.parts!.map((part, i) => fetch(part.url, { method: 'PUT', body: parts[i] })));
   expect(sent.map((r) => r.status)).toEqual(parts.map(() => 200));
   const verifying = await api.post(`/uploads/${started.id}/complete`, undefined);
