@@ -463,6 +463,14 @@ export const routes: readonly Route[] = [
  */
 export const fallbackRoute = { name: 'Fallback', handler: 'fallback', dynamodb: [] as readonly DynamoDbAction[] } as const;
 
+/** Removing file bytes under a prefix (functions/core/files/objects.ts): the worker's and the sweeper's. */
+export const REMOVE_BYTES: readonly S3Action[] = [
+  's3:ListBucket',
+  's3:DeleteObject',
+  's3:ListBucketMultipartUploads',
+  's3:AbortMultipartUpload',
+];
+
 /**
  * The background worker: not a route, a function the table's stream drives (functions/worker/,
  * lib/stack). Its DynamoDB and S3 actions are declared here like a route's, for its IAM policy.
@@ -473,7 +481,16 @@ export const workerFunction = {
   name: 'Worker',
   handler: 'worker/stream',
   dynamodb: [...WRITE, 'dynamodb:Query', 'dynamodb:BatchWriteItem'] as readonly DynamoDbAction[],
-  s3: ['s3:ListBucket', 's3:DeleteObject', 's3:ListBucketMultipartUploads', 's3:AbortMultipartUpload'] as readonly S3Action[],
+  // And verifying a large upload a range at a time (the verify-upload task: core/use-cases/finish-upload.ts).
+  s3: [
+    ...new Set<S3Action>([
+      's3:ListBucket',
+      's3:DeleteObject',
+      's3:ListBucketMultipartUploads',
+      's3:AbortMultipartUpload',
+      ...FINISH_UPLOAD,
+    ]),
+  ] as readonly S3Action[],
 } as const;
 
 /**
@@ -497,7 +514,7 @@ export const sweeperFunction = {
   handler: 'worker/sweep',
   dynamodb: workerFunction.dynamodb,
   // It also finishes or expires uploads whose notification or request was lost (functions/core/use-cases/finish-upload.ts).
-  s3: [...workerFunction.s3, ...FINISH_UPLOAD],
+  s3: workerFunction.s3,
 } as const;
 
 /** Every function of the stack: the routes', the fallback's and those no route invokes (read afresh: tests plant routes). */

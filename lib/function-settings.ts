@@ -8,7 +8,8 @@
  *   per request: functions/core/db/client.ts), so the handler answers 503 itself before Lambda
  *   cuts it off (which API Gateway would report as a bare 500), well inside API Gateway's 30 s.
  */
-import { routes } from '#functions/routes';
+import { routes, sweeperFunction, workerFunction } from '#functions/routes';
+import { sweeping } from '#functions/worker/delivery';
 
 export const memorySize = 512;
 
@@ -25,3 +26,18 @@ export function memorySizeOf(name: string): number {
   return route.method === 'GET' ? memorySizes.read : memorySizes.write;
 }
 export const timeoutSeconds = 20;
+
+/** The background worker: a task step works for at most 10 s of a record; a batch runs its partition keys side by side. */
+export const workerTimeoutSeconds = 120;
+/** The sweeper: a sweep starts work for `sweeping.budgetSeconds`; what it started may run a task's 10 s budget more. */
+export const sweeperTimeoutSeconds = sweeping.budgetSeconds + 60;
+
+/**
+ * The timeout of the function named `name`: the stack deploys it, and the local runtime cuts an
+ * invocation off after it (lib/local/invoke.ts). Routes, the fallback and the finaliser: `timeoutSeconds`.
+ */
+export function timeoutSecondsOf(name: string): number {
+  if (name === workerFunction.name) return workerTimeoutSeconds;
+  if (name === sweeperFunction.name) return sweeperTimeoutSeconds;
+  return timeoutSeconds;
+}

@@ -26,7 +26,7 @@ import { pruneRevisions, purgeExpired } from './housekeeping';
 import { sequenceChanges } from './number-changes';
 import { countChanges, observedInvocation } from './observability';
 import { taskSteps } from './task-steps';
-import { runTask } from './tasks';
+import { runTask, workUntil } from './tasks';
 
 type Image = Record<string, unknown>;
 const image = (attributes: { [key: string]: AttributeValue } | undefined): Image =>
@@ -45,8 +45,8 @@ function kindOf(record: DynamoDBRecord): Kind {
   return 'other';
 }
 
-/** Handles a run of records of one partition key and one kind, in order. */
-async function handleRun(kind: Kind, records: readonly DynamoDBRecord[]): Promise<void> {
+/** Handles a run of records of one partition key and one kind, in order; `until`: when the invocation's work must end. */
+async function handleRun(kind: Kind, records: readonly DynamoDBRecord[], until: number | undefined): Promise<void> {
   // A feed's or a repository's partition: either names the repository.
   const repositoryId = idOfPartition(keysOf(records[0]!).PK);
   switch (kind) {
@@ -63,7 +63,7 @@ async function handleRun(kind: Kind, records: readonly DynamoDBRecord[]): Promis
     }
     case 'task':
       // One run per nudge is enough: each reads the task's progress afresh.
-      return runTask(image(records.at(-1)!.dynamodb?.NewImage).id as string, taskSteps);
+      return runTask(image(records.at(-1)!.dynamodb?.NewImage).id as string, taskSteps, until);
     case 'expired':
       for (const record of records) await purgeExpired(repositoryId, image(record.dynamodb?.OldImage) as unknown as StoredTrashItem);
       return;
@@ -81,9 +81,9 @@ async function handleRun(kind: Kind, records: readonly DynamoDBRecord[]): Promis
 }
 
 export const handler = (event: DynamoDBStreamEvent, context?: Context): Promise<DynamoDBBatchResponse> =>
-  observedInvocation(context, () => handleBatch(event));
+  observedInvocation(context, () => handleBatch(event, workUntil(context)));
 
-async function handleBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchResponse> {
+async function handleBatch(event: DynamoDBStreamEvent, until: number | undefined): Promise<DynamoDBBatchResponse> {
   // Runs of consecutive records with the same partition key and kind, grouped by key.
   const byKey = new Map<string, { kind: Kind; records: DynamoDBRecord[] }[]>();
   for (const record of event.Records) {
@@ -100,7 +100,7 @@ async function handleBatch(event: DynamoDBStreamEvent): Promise<DynamoDBBatchRes
     [...byKey.values()].map(async (runs) => {
       for (const run of runs) {
         try {
-          await handleRun(run.kind, run.records);
+          await handleRun(run.kind, run.records, until);
         } catch (error) {
           logger.error('stream records failed', { error: error as Error, kind: run.kind, key: keysOf(run.records[0]!) });
           if (run.kind === 'task') recordMetric('tasksFailed');

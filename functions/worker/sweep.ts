@@ -11,13 +11,17 @@ import type { Context } from 'aws-lambda';
 import { logger } from '#core/logger';
 import { observedInvocation } from './observability';
 import { type SweepReport, sweep } from './sweeper';
+import { workUntil } from './tasks';
 
 export const handler = (event: { graceSeconds?: unknown } | undefined, context?: Context): Promise<SweepReport> =>
-  observedInvocation(context, () => sweepOnce(event));
+  observedInvocation(context, () => sweepOnce(event, workUntil(context)));
 
-async function sweepOnce(event: { graceSeconds?: unknown } | undefined): Promise<SweepReport> {
+async function sweepOnce(event: { graceSeconds?: unknown } | undefined, until: number | undefined): Promise<SweepReport> {
   const grace = event?.graceSeconds;
-  const report = await sweep(typeof grace === 'number' && Number.isFinite(grace) && grace >= 0 ? { graceSeconds: grace } : {});
+  const report = await sweep({
+    ...(typeof grace === 'number' && Number.isFinite(grace) && grace >= 0 ? { graceSeconds: grace } : {}),
+    ...(until === undefined ? {} : { until }),
+  });
   const found = report.tasks + report.changes + report.failed + report.left > 0;
   // Work found here is work the stream did not finish: worth a line whenever there is some.
   if (found) logger.warn('sweep: took over background work the stream did not finish', { ...report });

@@ -24,7 +24,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '#core/db/client';
-import { FEED_PENDING_PREFIX, idOfPartition, isUploadKey, UPLOAD_PREFIX } from '#core/items/keys';
+import { idOfPartition, isPendingChangeKey, isTaskKey, isUploadKey, UPLOAD_PREFIX } from '#core/items/keys';
 import { sweepIndex } from '#core/items/task';
 import { logger } from '#core/logger';
 import { recordMetric } from '#core/metrics';
@@ -39,6 +39,8 @@ export interface SweepOptions {
   graceSeconds?: number;
   /** No new work is started after this long; default `sweeping.budgetSeconds`. */
   budgetSeconds?: number;
+  /** When the invocation's work must end (epoch ms, from its remaining time): tasks run never past it. */
+  until?: number;
 }
 
 export interface SweepReport {
@@ -62,7 +64,8 @@ const TASKS_AT_ONCE = 4;
 
 export async function sweep(options: SweepOptions = {}): Promise<SweepReport> {
   const graceSeconds = options.graceSeconds ?? sweeping.graceSeconds;
-  const deadline = Date.now() + (options.budgetSeconds ?? sweeping.budgetSeconds) * 1_000;
+  const until = options.until ?? Number.POSITIVE_INFINITY;
+  const deadline = Math.min(Date.now() + (options.budgetSeconds ?? sweeping.budgetSeconds) * 1_000, until);
   const cutoff = new Date(Date.now() - graceSeconds * 1_000).toISOString();
   const shards = [...Array(sweepIndex.shards).keys()].map((i) => String(i).padStart(2, '0'));
   const keys = (await Promise.all(shards.map((shard) => waitingIn(shard, cutoff)))).flat();
@@ -72,8 +75,8 @@ export async function sweep(options: SweepOptions = {}): Promise<SweepReport> {
   const uploads: { repositoryId: string; uploadId: string }[] = [];
   for (const key of keys) {
     const { PK, SK } = key;
-    if (PK.startsWith('TASK#')) taskIds.add(PK.slice('TASK#'.length));
-    else if (PK.startsWith('FEED#') && SK.startsWith(FEED_PENDING_PREFIX)) repositories.add(PK.slice('FEED#'.length));
+    if (isTaskKey(key)) taskIds.add(idOfPartition(PK));
+    else if (isPendingChangeKey(key)) repositories.add(idOfPartition(PK));
     else if (isUploadKey(key)) uploads.push({ repositoryId: idOfPartition(PK), uploadId: SK.slice(UPLOAD_PREFIX.length) });
   }
   const report: SweepReport = { tasks: 0, changes: 0, repositories: 0, uploads: 0, failed: 0, left: 0 };
@@ -118,7 +121,7 @@ export async function sweep(options: SweepOptions = {}): Promise<SweepReport> {
           continue;
         }
         try {
-          await runTask(taskId, taskSteps);
+          await runTask(taskId, taskSteps, until);
           report.tasks++;
         } catch (error) {
           report.failed++;

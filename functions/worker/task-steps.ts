@@ -4,6 +4,7 @@
  */
 import { renameMemberships } from '#core/items/member';
 import type { TaskSteps } from '#core/items/task';
+import { verifyUpload } from '#core/use-cases/finish-upload';
 import { refreshDepth } from '#core/use-cases/move-folder';
 import { emptyTrashStep, purgeDocument, purgeSubtree } from '#core/use-cases/purge';
 import { reclaimRepository } from '#core/use-cases/reclaim-repository';
@@ -21,4 +22,5 @@ export const taskSteps: TaskSteps = {
   'purge-document': purgeDocument,
   'release-objects': releaseObjects,
   'empty-trash': emptyTrashStep,
+  'verify-upload': verifyUpload,
 };

@@ -1,17 +1,17 @@
 /**
  * The bucket's Object Created events on this machine: each of the emulator's notifications
  * (./s3.ts) becomes the EventBridge event S3 sends on AWS, handed to the same finalising function
- * (functions/uploads/finalise.ts), held to its grants (`finaliserFunction`), the way the stack's
+ * (functions/uploads/finalise.ts), held to its grants and its timeout (`finaliserFunction`, ./invoke.ts), the way the stack's
  * rule delivers it: a delivery that fails is tried twice more, then dropped. What is dropped, and
  * any event lost with the process, the sweeper finds: the upload is still open in the table
  * (functions/core/use-cases/uploads.ts, sweepUpload).
  */
 import { randomUUID } from 'node:crypto';
-import type { S3Event, S3EventRecord } from 'aws-lambda';
+import type { Context, S3Event, S3EventRecord } from 'aws-lambda';
 import { finaliserFunction } from '#functions/routes';
 import type { ObjectCreated } from '#functions/uploads/finalise';
+import { invokeFunction } from './invoke';
 import type { LambdaHandler } from './lambda-event';
-import { runAsFunction } from './permissions';
 import type { LocalS3 } from './s3';
 
 /** The rule target's retry policy: two retries (AWS backs off over minutes; here seconds). */
@@ -32,10 +32,14 @@ export function startLocalFinaliser(options: {
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
   const invoke = async (event: ObjectCreated) => {
-    const handler = (await options.loadHandler(finaliserFunction.handler)) as unknown as (event: ObjectCreated) => Promise<void>;
+    const handler = (await options.loadHandler(finaliserFunction.handler)) as unknown as (
+      event: ObjectCreated,
+      context: Context,
+    ) => Promise<void>;
     for (let attempt = 0; ; attempt++) {
       try {
-        await runAsFunction(finaliserFunction, () => handler(event));
+        // Under its grants and its timeout (./invoke.ts): an invocation cut off is retried like a failed one.
+        await invokeFunction(finaliserFunction, handler, event);
         return;
       } catch (error) {
         if (attempt >= RETRIES || stopped) {

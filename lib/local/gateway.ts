@@ -4,22 +4,19 @@
  * on every declared route but the public ones, and the same event shape the Lambda handlers
  * get on AWS (the translation is ./lambda-event.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpError, type ProblemKind, problemResponse } from '#core/errors';
 import { bearerToken, type JwtClaims, type TokenVerifier } from '#core/jwt';
+import { FunctionTimedOut, functionContext, invokeFunction, timeoutMsOf } from './invoke';
 import {
-  buildContext,
   buildEvent,
   type GatewayResponse,
-  HANDLER_TIMEOUT_MS,
   type LambdaHandler,
   newApiGatewayRequestId,
   type Resolution,
   resolveRoute,
   toGatewayResponse,
 } from './lambda-event';
-import { runAsFunction } from './permissions';
 
 export { bearerToken } from '#core/jwt';
 
@@ -36,6 +33,33 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
 }
 
 const internalError = () => problem('internal', 'The server failed to answer the request.');
+
+/**
+ * Lambda's payload limit for a synchronous invocation, each way: 6 MB (Lambda quotas,
+ * https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html). The event is the
+ * request as JSON (the body a JSON string inside it, escaped again, or base64 when it is not
+ * text), so a body under API Gateway's 10 MB can make an event Lambda refuses
+ * (RequestTooLargeException: "Request must be smaller than 6291456 bytes for the InvokeFunction
+ * operation"); a result over it fails the invocation ("Response payload size exceeded maximum
+ * allowed payload size (6291556 bytes)", as HTTP APIs log it in `integrationErrorMessage`).
+ */
+export const LAMBDA_REQUEST_PAYLOAD_BYTES = 6_291_456;
+export const LAMBDA_RESPONSE_PAYLOAD_BYTES = 6_291_556;
+
+/**
+ * What an HTTP API answers when its Lambda integration fails rather than answers: the function
+ * timed out, threw out of the runtime, or Lambda refused the payload either way. API Gateway's
+ * own body, not the service's problem+json ("My API with a Lambda integration returns
+ * {"message":"Internal Server Error"}", https://docs.aws.amazon.com/apigateway/latest/developerguide/http-api-troubleshooting-lambda.html).
+ * (An integration that has not answered within API Gateway's 30 s is a 503 "Service
+ * Unavailable"; every function here times out at 20 s, lib/function-settings.ts, before that.)
+ */
+export const integrationFailure = (): GatewayResponse => ({
+  statusCode: 500,
+  headers: { 'content-type': 'application/json' },
+  cookies: [],
+  body: Buffer.from('{"message":"Internal Server Error"}'),
+});
 
 /** Loads `functions/<name>.ts` (once) and returns its `handler` export. */
 export function moduleHandlerLoader(functionsDir: URL = new URL('../../functions/', import.meta.url)) {
@@ -69,6 +93,7 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** Sees every answer as it was written (tests hold them to the contract). */
   onAnswer?: (answer: WrittenAnswer) => void;
+  /** Every function's timeout, in place of its deployed one (lib/function-settings.ts): tests of the cut-off. */
   handlerTimeoutMs?: number;
 }
 
@@ -87,7 +112,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   const log = options.log ?? stdoutLines();
   const logError = options.logError ?? ((line: string) => process.stderr.write(`${line}\n`));
   const maxBodyBytes = options.maxBodyBytes ?? API_GATEWAY_MAX_PAYLOAD_BYTES;
-  const timeoutMs = options.handlerTimeoutMs ?? HANDLER_TIMEOUT_MS;
   /**
    * Route resolutions by method and path: the route table never changes, and a client reading
    * one resource asks for the same path again and again. Bounded; emptied when full.
@@ -183,48 +207,51 @@ export function createGateway(options: GatewayOptions): Gateway {
 
     const event = buildEvent({ method, url, rawHeaders: req.rawHeaders, body, sourceIp: sourceIp(req), requestId }, resolution, claims);
     const handler = await loadHandler(resolution.route.handler);
-    const context = buildContext(resolution.route.name, randomUUID(), timeoutMs);
-    return invoke(() => runAsFunction(resolution.route, () => handler(event, context)), resolution.route.name);
+    return invoke(handler, event, resolution.route);
   }
 
-  /** The handler's answer, or 503 when it has none within the timeout, or 500 when it fails or answers garbage. */
-  function invoke(run: () => ReturnType<LambdaHandler>, name: string): Promise<GatewayResponse> {
-    return new Promise((resolve) => {
-      let done = false;
-      const timer = setTimeout(() => {
-        done = true;
-        logError(`gateway: ${name} did not answer within ${timeoutMs} ms`);
-        resolve(problem('unavailable', 'The request timed out; try again.', { 'retry-after': '1' }));
-      }, timeoutMs);
-      const failed = (error: unknown) => {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        logError(`gateway: ${name} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-        resolve(internalError());
-      };
-      const answered = (result: unknown) => {
-        if (done) return;
-        let response: GatewayResponse | undefined;
-        try {
-          response = toGatewayResponse(result);
-        } catch (error) {
-          failed(error);
-          return;
-        }
-        done = true;
-        clearTimeout(timer);
-        if (!response) {
-          logError(`gateway: ${name} returned an invalid result: ${safeJson(result)}`);
-          resolve(internalError());
-        } else resolve(response);
-      };
-      try {
-        Promise.resolve(run()).then(answered, failed);
-      } catch (error) {
-        failed(error);
+  /**
+   * The handler's answer; API Gateway's 500 when Lambda refuses the event or the result for its
+   * size, or the function runs past its timeout (./invoke.ts); the service's 500 when the handler
+   * throws or answers garbage.
+   */
+  async function invoke(handler: LambdaHandler, event: Parameters<LambdaHandler>[0], route: Resolution['route']): Promise<GatewayResponse> {
+    const name = route.name;
+    const eventBytes = Buffer.byteLength(JSON.stringify(event));
+    if (eventBytes > LAMBDA_REQUEST_PAYLOAD_BYTES) {
+      logError(`gateway: ${name} not invoked: its event is ${eventBytes} bytes, over Lambda's ${LAMBDA_REQUEST_PAYLOAD_BYTES}`);
+      return integrationFailure();
+    }
+    const timeoutMs = options.handlerTimeoutMs ?? timeoutMsOf(name);
+    let result: unknown;
+    try {
+      result = await invokeFunction(route, handler, event, { timeoutMs, context: functionContext(route, timeoutMs) });
+    } catch (error) {
+      if (error instanceof FunctionTimedOut) {
+        logError(`gateway: ${name} did not answer within ${timeoutMs} ms (${error.message})`);
+        return integrationFailure();
       }
-    });
+      logError(`gateway: ${name} threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      return internalError();
+    }
+    let resultBytes: number;
+    let response: GatewayResponse | undefined;
+    try {
+      resultBytes = Buffer.byteLength(JSON.stringify(result) ?? '');
+      response = toGatewayResponse(result);
+    } catch (error) {
+      logError(`gateway: ${name} returned a result that is no payload: ${error instanceof Error ? error.message : String(error)}`);
+      return internalError();
+    }
+    if (resultBytes > LAMBDA_RESPONSE_PAYLOAD_BYTES) {
+      logError(`gateway: ${name} answered ${resultBytes} bytes, over Lambda's ${LAMBDA_RESPONSE_PAYLOAD_BYTES}: the invocation fails`);
+      return integrationFailure();
+    }
+    if (!response) {
+      logError(`gateway: ${name} returned an invalid result: ${safeJson(result)}`);
+      return internalError();
+    }
+    return response;
   }
 }
 

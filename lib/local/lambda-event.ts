@@ -12,10 +12,11 @@ import type {
   Context,
 } from 'aws-lambda';
 import { fallbackRoute, findRoute, type Route } from '#functions/routes';
+import { timeoutSeconds } from '#lib/function-settings';
 import { type AuthorizerJwt, type JwtClaims, toAuthorizerJwt } from './jwt';
 
-/** A Lambda-like deadline for getRemainingTimeInMillis (API Gateway gives up at 30 s). */
-export const HANDLER_TIMEOUT_MS = 29_000;
+/** A route's deployed timeout (lib/function-settings.ts): what getRemainingTimeInMillis counts down from by default. */
+export const HANDLER_TIMEOUT_MS = timeoutSeconds * 1_000;
 const ACCOUNT_ID = '123456789012';
 const API_ID = 'local';
 

@@ -16,15 +16,19 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { sweeperFunction, workerFunction } from '#functions/routes';
 import { sweeping } from '#functions/worker/delivery';
 import { type ChangeEvent, setEventSink } from '#functions/worker/events';
 import type { SweepReport } from '#functions/worker/sweeper';
 import { localClient } from './dynamodb-local';
+import { invokeFunction } from './invoke';
 import type { LambdaHandler } from './lambda-event';
-import { runAsFunction } from './permissions';
-import { type StreamHandler, startStreamFeeder } from './stream-feeder';
+import { startStreamFeeder } from './stream-feeder';
 import { DEFAULT_TTL_INTERVAL_MS, startLocalTtl, TtlDeletions } from './ttl';
+
+/** functions/worker/stream.ts's handler. */
+type WorkerHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse>;
 
 export interface LocalWorker {
   /** Resolves once the worker has handled every record written so far, and what followed from them (a sweep under way included). */
@@ -98,10 +102,10 @@ export async function startLocalWorker(options: {
     {
       endpoint: options.endpoint,
       tableName: options.tableName,
-      // Held to the worker's IAM grants, as its role is on AWS.
+      // Held to the worker's IAM grants and its timeout, as on AWS (./invoke.ts): a batch cut off is a failed invocation.
       handler: async () => {
-        const stream = (await options.loadHandler('worker/stream')) as unknown as StreamHandler;
-        return (event) => runAsFunction(workerFunction, () => stream(event));
+        const stream = (await options.loadHandler('worker/stream')) as unknown as WorkerHandler;
+        return (event) => invokeFunction(workerFunction, stream, event);
       },
       ...(options.persistent ? { checkpointFile: join(options.dataDir, 'stream-checkpoint.json') } : {}),
       // The on-failure destination: records the worker gave up on; the sweeper takes their work over.
@@ -120,9 +124,14 @@ export async function startLocalWorker(options: {
   let sweeping_: Promise<SweepReport | undefined> = Promise.resolve(undefined);
   let stopped = false;
   const sweepOnce = async (graceSeconds: number | undefined): Promise<SweepReport | undefined> => {
-    const handler = (await options.loadHandler('worker/sweep')) as unknown as (event: { graceSeconds?: number }) => Promise<SweepReport>;
+    const handler = (await options.loadHandler('worker/sweep')) as unknown as (
+      event: { graceSeconds?: number },
+      context: Context,
+    ) => Promise<SweepReport>;
     try {
-      const report = await runAsFunction(sweeperFunction, () => handler(graceSeconds === undefined ? {} : { graceSeconds }));
+      // A sweep cut off by its timeout is a failed one; the next sweep is its retry (the stack's
+      // schedule: no retry of a failed invocation, lib/stack/background-worker.ts).
+      const report = await invokeFunction(sweeperFunction, handler, graceSeconds === undefined ? {} : { graceSeconds });
       if (report.tasks + report.changes + report.left > 0) {
         options.log(
           `sweeper: took over ${report.tasks} task(s) and ${report.changes} change(s) in ${report.repositories} feed(s) the stream did not finish` +

@@ -32,13 +32,13 @@ import { sweepIndex } from '#core/items/task';
 import { sweeperFunction, workerFunction } from '#functions/routes';
 import { reservedConcurrency, streamDelivery, sweeping } from '#functions/worker/delivery';
 import { streamFilters } from '#functions/worker/filters';
+import { sweeperTimeoutSeconds, workerTimeoutSeconds } from '#lib/function-settings';
 import { tableDefinition } from '#lib/table';
 import { type Observability, RouteFunction } from './route-function';
 
-/** A task step works for at most 10 s of a record; a batch runs its partition keys side by side. */
-const WORKER_TIMEOUT_SECONDS = 120;
-/** A sweep starts work for `sweeping.budgetSeconds`; what it started may run a task's 10 s budget more. */
-const SWEEPER_TIMEOUT_SECONDS = sweeping.budgetSeconds + 60;
+/** The functions' timeouts: lib/function-settings.ts (the local runtime cuts invocations off after the same). */
+const WORKER_TIMEOUT_SECONDS = workerTimeoutSeconds;
+const SWEEPER_TIMEOUT_SECONDS = sweeperTimeoutSeconds;
 /** The iterator-age alarm: the worker is this far behind the stream (ms), for two minutes running. */
 export const ITERATOR_AGE_ALARM_MS = 5 * 60 * 1_000;
 

@@ -4,6 +4,7 @@
  * happens to the upload is decided by the use cases (../use-cases/uploads.ts, finish-upload.ts).
  */
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
@@ -16,6 +17,7 @@ import {
   PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import { createSHA256 } from 'hash-wasm';
 import { bucketName, presignedUrl, s3 } from '../bucket';
 import type { StoredUpload } from '../items/upload';
 
@@ -106,6 +108,48 @@ export async function hashObject(key: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of Body as AsyncIterable<Uint8Array>) hash.update(chunk);
   return hash.digest('hex');
+}
+
+/** Where hashing an object got to: bytes hashed from its start, and the SHA-256 state after them. */
+export interface HashProgress {
+  offset: number;
+  /** hash-wasm's saved SHA-256 state (`save()`, 116 bytes), base64; none before the first byte. */
+  state?: string;
+}
+
+/**
+ * Hashes an object of `size` bytes on from `progress`: one ranged GET of at most `maxBytes`,
+ * read until its end or until `until` (epoch ms), whichever is first (at least one chunk, so
+ * every call moves on). Returns where it got to and, once the last byte is hashed, the digest.
+ * The state is a SHA-256's own (hash-wasm's `save()`/`load()`), so hashing resumes in another
+ * invocation exactly where this one stopped: a file of any size is verified a budget at a time.
+ */
+export async function hashOn(
+  key: string,
+  size: number,
+  progress: HashProgress,
+  limits: { until: number; maxBytes: number },
+): Promise<HashProgress & { sha256?: string }> {
+  const sha256 = await createSHA256();
+  if (progress.state) sha256.load(Buffer.from(progress.state, 'base64'));
+  else sha256.init();
+  let offset = progress.offset;
+  if (offset < size) {
+    const last = Math.min(size, offset + limits.maxBytes) - 1;
+    const { Body } = await s3().send(new GetObjectCommand({ Bucket: bucketName(), Key: key, Range: `bytes=${offset}-${last}` }));
+    const body = Body as Readable;
+    try {
+      for await (const chunk of body as AsyncIterable<Uint8Array>) {
+        sha256.update(chunk);
+        offset += chunk.length;
+        if (Date.now() >= limits.until) break;
+      }
+    } finally {
+      body.destroy?.();
+    }
+  }
+  if (offset >= size) return { offset, sha256: sha256.digest('hex') };
+  return { offset, state: Buffer.from(sha256.save()).toString('base64') };
 }
 
 /** An upload's bytes: its multipart upload aborted (the parts go with it) and its object deleted. Idempotent. */

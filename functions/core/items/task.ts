@@ -53,7 +53,9 @@ export type TaskSpec =
   /** Delete these objects of a document's pruned revisions, unless a kept revision still names one. */
   | { kind: 'release-objects'; repositoryId: string; documentId: string; objectKeys: string[] }
   /** Purge every trash item deleted at or before `before` (emptying the trash, by `by`). */
-  | { kind: 'empty-trash'; repositoryId: string; before: string; by: string };
+  | { kind: 'empty-trash'; repositoryId: string; before: string; by: string }
+  /** Hash an upload's bytes a range at a time, then make its version or fail it (core/use-cases/finish-upload.ts). */
+  | { kind: 'verify-upload'; repositoryId: string; uploadId: string };
 
 export type TaskKind = TaskSpec['kind'];
 
@@ -64,26 +66,50 @@ export type Task = TaskSpec & {
   step: number;
   cursor?: string;
   phase?: string;
+  /** What a step carries over besides its cursor (a hash's saved state). */
+  state?: string;
   /** The sweep index's keys (see sweepIndex). */
   sweepShard?: string;
   waitingSince?: string;
 };
 
-/** The transaction step that starts a task. */
-export const newTask = (spec: TaskSpec): TransactItem => {
-  const id = randomUUID();
+/**
+ * The transaction step that starts a task. `id`: a task that must be one of its kind for what it
+ * works on (hex, as the sweep shard is read from it); its start fails (ConditionFailed) while it exists.
+ */
+export const newTask = (spec: TaskSpec, id: string = randomUUID()): TransactItem => {
   const createdAt = now();
   return put({ ...taskKey(id), ...spec, id, createdAt, step: 0, ...sweepAttributes(id, createdAt) }, itemIsAbsent);
 };
 
+/** Where the next step starts from (merged into the task). */
+export interface StepProgress {
+  cursor?: string;
+  phase?: string;
+  state?: string;
+}
+
 /** What a step does: writes that commit with its progress, and where the task goes on from. */
 export interface StepResult {
   writes?: Record<string, TransactItem>;
-  /** `done`, or the state the next step starts from (merged into the task). */
-  next: 'done' | { cursor?: string; phase?: string };
+  /** `done`, or the state the next step starts from. */
+  next: 'done' | StepProgress;
 }
 
-export type TaskStep<K extends TaskKind = TaskKind> = (task: Extract<Task, { kind: K }>) => Promise<StepResult>;
+/**
+ * The time a step may take: it should be done with its reading and working by `until` (epoch
+ * ms), leaving the invocation time to commit (functions/worker/tasks.ts). Steps of small pages
+ * ignore it; a step of unbounded work (hashing) stops there and carries its state over.
+ */
+export interface StepBudget {
+  until: number;
+}
+
+export type TaskStep<K extends TaskKind = TaskKind> = (
+  task: Extract<Task, { kind: K }>,
+  /** None: the step's own default (tests call steps alone). */
+  budget?: StepBudget,
+) => Promise<StepResult>;
 /** Where a step that read a page of `pageSize` goes on from: done after a short page, else after its last item's sort key. */
 export const nextPageOf = (page: readonly { SK?: unknown }[], pageSize: number): StepResult['next'] => {
   const last = page.at(-1);
@@ -105,7 +131,7 @@ export async function readTask(taskId: string): Promise<Task | undefined> {
 const stepIs = (task: Task) => ({ names: { '#step': 'step' }, values: { ':step': task.step } });
 
 /** The step that records a step's progress: the task's next step starts from `next`. Guarded by the step counter. */
-export function advanceTask(task: Task, next: { cursor?: string; phase?: string }): TransactItem {
+export function advanceTask(task: Task, next: StepProgress): TransactItem {
   const { names, values } = stepIs(task);
   // The task has waited since this step: the sweeper leaves it alone while steps keep coming.
   const fields = { ...next, [sweepIndex.sortKey]: now() };

@@ -3,7 +3,8 @@
  * before it becomes a version of a document (docs/data-model.md: Files). Only the user who
  * began one sees it: anyone else gets 404, as if it did not exist. Its status moves only forward
  * (open → verifying → completed, or → failed / cancelled / expired), each move a conditional
- * write, so racing completions make one version and a late byte never revives an upload.
+ * write, so racing completions make one version and a late byte never revives an upload. Only
+ * an open upload expires: the clock stops at `complete` (`isPastExpiry`).
  *
  * While the sweeper has something to do with it (a lost ObjectCreated, a verification, an
  * expiry, bytes to delete), the item carries the sweep index's attributes (./task.ts), with
@@ -46,7 +47,13 @@ export function uploadResource(stored: StoredUpload, at = Date.now()): Upload {
   return { ...(resource as Upload), expiresAt: stored.expiresAt, status: shownStatus(stored, at) };
 }
 
-export const isPastExpiry = (upload: Pick<StoredUpload, 'expiresAt'>, at = Date.now()) => at >= Date.parse(upload.expiresAt);
+/**
+ * Whether the upload's time is up. The clock stops at `complete`: an upload being verified
+ * (`verifying`) never expires, however long its hashing takes (5 TiB takes more than the 24 hours
+ * an upload lives: docs/api.md, Files); the verification ends it, completed or failed.
+ */
+export const isPastExpiry = (upload: Pick<StoredUpload, 'expiresAt' | 'status'>, at = Date.now()) =>
+  upload.status !== 'verifying' && at >= Date.parse(upload.expiresAt);
 
 function shownStatus(upload: StoredUpload, at: number): UploadStatus {
   const live = upload.status === 'open' || upload.status === 'verifying';

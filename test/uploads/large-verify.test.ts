@@ -1,0 +1,143 @@
+/**
+ * A file too large to hash in one invocation (functions/core/use-cases/finish-upload.ts,
+ * `verifyUpload`): its `verify-upload` task hashes it a range at a time, saving the SHA-256's
+ * state with the task's progress, each range in its own worker invocation; the last one makes
+ * the version, exactly once, or fails the upload. With the limits lowered (tests only): files
+ * over 1 MiB are "large", a step reads at most 1 MiB (VERIFY_STEP_BYTES), and a worker
+ * invocation works on a task for 100 ms (TASK_BUDGET_MS), so an 11 MiB file takes several.
+ */
+import { createHash } from 'node:crypto';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { db, tableName } from '#core/db/client';
+import type { Upload } from '#core/resources';
+import { sweepNow } from '#lib/local/worker';
+import { useService } from '#test/support/fixture';
+import { type Api, type Document, ensure, newFolder, newRepository, newUser } from '#test/support/http';
+
+const MiB = 1024 * 1024;
+const PART = 8 * MiB;
+
+const ctx = useService({
+  seed: async (svc) => {
+    const owner = await newUser(svc);
+    return { owner, repo: await newRepository(owner.api) };
+  },
+});
+const LOWERED = { UPLOAD_VERIFY_INLINE_BYTES: String(MiB), VERIFY_STEP_BYTES: String(MiB), TASK_BUDGET_MS: '100' };
+beforeEach(() => Object.assign(process.env, LOWERED));
+afterEach(() => {
+  for (const name of [...Object.keys(LOWERED), 'UPLOAD_EXPIRY_SECONDS']) delete process.env[name];
+});
+
+const bytes = (size: number, seed: number) => {
+  const buffer = Buffer.alloc(size);
+  for (let i = 0; i < size; i += 512) buffer[i] = (i / 512 + seed) % 251;
+  return buffer;
+};
+const sha256 = (buffer: Buffer) => createHash('sha256').update(buffer).digest('hex');
+
+/** Begins an upload of `file` (one part, two past PART), sends its parts, and completes it: 202, verifying. */
+async function sendAndComplete(api: Api, name: string, file: Buffer, declared: string): Promise<Upload> {
+  const folder = await newFolder(api, ctx.repo.rootFolderId);
+  const started = ensure(await api.post('/uploads', { folderId: folder.id, name, size: file.length, sha256: declared }), 201)
+    .body as Upload;
+  const parts = started.parts!.map((_part, i) => file.subarray(i * PART, (i + 1) * PART));
+  const sent = await Promise.all(started.parts!.map((part, i) => fetch(part.url, { method: 'PUT', body: parts[i] })));
+  expect(sent.map((r) => r.status)).toEqual(parts.map(() => 200));
+  const verifying = await api.post(`/uploads/${started.id}/complete`, undefined);
+  expect(verifying.status, verifying.text).toBe(202);
+  expect(verifying.body).toMatchObject({ id: started.id, status: 'verifying' });
+  return started;
+}
+
+/** The progress (bytes hashed) of the upload's verify task, or undefined when there is none (done). */
+async function verifyProgress(uploadId: string): Promise<number | undefined> {
+  const { Items } = await db().send(
+    new ScanCommand({
+      TableName: tableName(),
+      FilterExpression: '#kind = :kind AND #upload = :upload',
+      ExpressionAttributeNames: { '#kind': 'kind', '#upload': 'uploadId' },
+      ExpressionAttributeValues: { ':kind': 'verify-upload', ':upload': uploadId },
+    }),
+  );
+  const task = Items?.[0];
+  return task ? Number(task.cursor ?? 0) : undefined;
+}
+
+/** Watches the verification until its task is gone: every offset it was seen at. */
+async function watchVerification(uploadId: string, timeoutMs = 40_000): Promise<number[]> {
+  const seen: number[] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const offset = await verifyProgress(uploadId);
+    if (offset === undefined) return seen;
+    if (seen.at(-1) !== offset) seen.push(offset);
+    if (Date.now() > deadline) throw new Error(`still verifying after ${timeoutMs} ms, seen at ${seen.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function uploadNow(api: Api, id: string): Promise<Upload> {
+  return ensure(await api.get(`/uploads/${id}`), 200).body as Upload;
+}
+
+describe('a file verified over several invocations', () => {
+  it('is hashed a range at a time, resuming from the saved state, and makes its version exactly once', async () => {
+    const file = bytes(PART + 3 * MiB + 5, 3);
+    const { cursor } = ensure(await ctx.owner.api.get(`/${ctx.repo.id}/changes?cursor=latest`), 200).body as { cursor: string };
+    const started = await sendAndComplete(ctx.owner.api, 'several.bin', file, sha256(file));
+    const offsets = await watchVerification(started.id);
+    // Each offset is a step's saved state, each step an invocation of its own (TASK_BUDGET_MS).
+    expect(offsets.filter((offset) => offset > 0 && offset < file.length).length, `offsets seen: ${offsets}`).toBeGreaterThanOrEqual(3);
+    expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+
+    const done = ensure(await ctx.owner.api.post(`/uploads/${started.id}/complete`, undefined), 200).body as Document;
+    expect(done).toMatchObject({ id: started.documentId, size: file.length, sha256: sha256(file), version: 1 });
+    await ctx.svc.worker.settled();
+    const document = ensure(await ctx.owner.api.get(`/document/${started.documentId}`), 200).body as Document;
+    expect(document.version).toBe(1);
+    const changes = ensure(await ctx.owner.api.get(`/${ctx.repo.id}/changes?cursor=${encodeURIComponent(cursor)}&limit=100`), 200).body as {
+      items: { type: string; id: string }[];
+    };
+    expect(changes.items.filter((c) => c.id === started.documentId)).toEqual([
+      expect.objectContaining({ type: 'created', id: started.documentId }),
+    ]);
+  });
+
+  it('fails the upload when the digest is not the one declared, and deletes its bytes', async () => {
+    const file = bytes(PART + 2 * MiB, 4);
+    const started = await sendAndComplete(ctx.owner.api, 'mismatch.bin', file, sha256(Buffer.from('something else')));
+    await watchVerification(started.id);
+    const failed = await uploadNow(ctx.owner.api, started.id);
+    expect(failed).toMatchObject({ status: 'failed', problem: { type: 'urn:problem-type:documents:upload-mismatch' } });
+    expect(failed.problem?.detail).toContain(sha256(file));
+    const answer = await ctx.owner.api.post(`/uploads/${started.id}/complete`, undefined);
+    expect(answer.status).toBe(409);
+    const key = `files/${ctx.repo.id}/${started.documentId}/${started.id}`;
+    await expect(ctx.bucket.send(new HeadObjectCommand({ Bucket: ctx.svc.s3.bucket, Key: key }))).rejects.toThrow();
+    expect((await ctx.owner.api.get(`/document/${started.documentId}`)).status).toBe(404);
+  });
+
+  it('does not expire while it is being verified: the expiry clock stops at complete', async () => {
+    // An upload that lives 3 s, and a verification that takes longer: a one-part file of 6 MiB,
+    // hashed 64 KiB an invocation (96 of them).
+    process.env.UPLOAD_EXPIRY_SECONDS = '3';
+    process.env.TASK_BUDGET_MS = '1';
+    process.env.VERIFY_STEP_BYTES = String(64 * 1024);
+    const file = bytes(6 * MiB + 1, 5);
+    const started = await sendAndComplete(ctx.owner.api, 'slow.bin', file, sha256(file));
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(started.expiresAt) - Date.now() + 200));
+    const stillVerifying = await verifyProgress(started.id);
+    expect(stillVerifying, 'the verification ended before the upload expired: make it slower').toBeDefined();
+    expect((await uploadNow(ctx.owner.api, started.id)).status).toBe('verifying');
+    // The sweeper, taking every upload whose time came, leaves it to its task.
+    await sweepNow({ graceSeconds: 0 });
+    expect((await uploadNow(ctx.owner.api, started.id)).status).toBe('verifying');
+    await watchVerification(started.id);
+    // Completed (GET /uploads/{id} of an upload past its expiry is 410 whatever it became; complete answers its Document).
+    const done = ensure(await ctx.owner.api.post(`/uploads/${started.id}/complete`, undefined), 200).body as Document;
+    expect(done).toMatchObject({ id: started.documentId, sha256: sha256(file), version: 1 });
+  });
+});
