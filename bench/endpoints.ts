@@ -247,6 +247,8 @@ export function requestOf(endpoint: Endpoint, f: Fixture, call: Call): Request {
     member: memberOf(f, call.n),
     upload: call.target,
     sentUpload: call.target,
+    link: call.target,
+    linkToken: call.target,
     unique: `${process.hrtime.bigint().toString(36)}-${call.n}`,
   };
   if (endpoint.targets) scene[FILLS[endpoint.targets.kind]] = call.target;

@@ -50,6 +50,8 @@ const tags: Record<Tag, string> = {
   Trash: "Deleted documents and folders stay in their repository's trash for 30 days, and can be restored.",
   Revisions: 'Every version of a document is a revision: read one, or restore it as a new version.',
   Changes: "Each repository's change feed: every change after a cursor, in order, exactly once.",
+  Links:
+    'Share links: one document read by anyone who holds its link, without an account, with an optional expiry and password, revoked at once.',
   Documentation: 'This reference and the OpenAPI document it is made from. Public: no token.',
 };
 

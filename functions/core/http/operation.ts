@@ -8,7 +8,17 @@ import type * as z from 'zod/mini';
 import type { ProblemKind } from '../errors';
 import type { ResourceName, Role } from '../resources';
 
-export type Tag = 'Repositories' | 'Members' | 'Folders' | 'Documents' | 'Uploads' | 'Trash' | 'Revisions' | 'Changes' | 'Documentation';
+export type Tag =
+  | 'Repositories'
+  | 'Members'
+  | 'Folders'
+  | 'Documents'
+  | 'Uploads'
+  | 'Trash'
+  | 'Revisions'
+  | 'Changes'
+  | 'Links'
+  | 'Documentation';
 
 /** Errors an endpoint's own logic raises (and what each means there). */
 export type DomainProblem = Exclude<
@@ -87,6 +97,9 @@ export interface Scene {
   upload: string;
   /** The same, with its bytes sent (so it can be completed). */
   sentUpload: string;
+  /** A share link of `document`, made by the repository's owner, without a password, and its token. */
+  link: string;
+  linkToken: string;
   unique: string;
 }
 
