@@ -16,6 +16,7 @@ export const operation = {
     "a presigned URL of the bucket (at most 15 minutes, honours `Range`). Either way as an attachment with the document's " +
     'name, `nosniff` and `sandbox`. The same checks as `GET /s/{token}`, in the same order.',
   params: tokenParams,
+  linkAnswers: true,
   success: {
     status: 200,
     description: "The content's bytes (inline text), with the document's `contentType`.",

@@ -16,6 +16,7 @@ export const operation = {
     'Checks go in this order: unknown, revoked, expired or its document in the trash (404, all alike); locked after ' +
     '10 wrong passwords in 15 minutes (429 with `Retry-After`); the password (401).',
   params: tokenParams,
+  linkAnswers: true,
   success: { status: 200, description: 'The shared document.', body: 'SharedDocument' },
   errors: {
     'not-found': 'No such link: unknown, revoked, expired, or its document is in the trash or gone.',

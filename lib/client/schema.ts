@@ -1812,6 +1812,14 @@ export interface components {
         ETag: string;
         /** @description `Bearer`, with `error="invalid_token"` when a token was sent but failed verification. */
         WWWAuthenticate: string;
+        /** @description A share link: kept by no cache. */
+        PrivateCacheControl: "private, no-store";
+        /** @description A share link: `private, no-store` when the service answers; API Gateway's own answers on AWS have none. */
+        PrivateCacheControlIfAny: "private, no-store";
+        /** @description A share link's address is never passed on as a referrer. Always sent by the service. */
+        ReferrerPolicy: "no-referrer";
+        /** @description The link needs its password, in the `Link-Password` header. */
+        LinkPasswordChallenge: "Link-Password";
         /** @description Seconds to wait before retrying. Always sent by the service; API Gateway's own 429 on AWS has none. */
         RetryAfter: string;
     };
@@ -4178,18 +4186,31 @@ export interface operations {
             /** @description The shared document. */
             200: {
                 headers: {
-                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SharedDocument"];
                 };
             };
-            400: components["responses"]["InvalidRequest"];
+            /** @description A path or query parameter, or a header, failed validation; `errors[]` names each. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
             /** @description The link has a password and `Link-Password` was not sent (`WWW-Authenticate: Link-Password`). Or: The `Link-Password` is wrong (`WWW-Authenticate: Link-Password`). */
             401: {
                 headers: {
-                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "WWW-Authenticate": components["headers"]["LinkPasswordChallenge"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4197,11 +4218,66 @@ export interface operations {
                 };
             };
             /** @description No such link: unknown, revoked, expired, or its document is in the trash or gone. */
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description The request body is over 2097152 bytes (whatever the method; a raw content body: over its own limit), or `content` is over its limit. A body over 10 MB never reaches the service (API Gateway's limit). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description Throttled, by the database or (on AWS) by API Gateway; retry after a while. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ThrottledProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description A bug. The body never shows internals. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The database is unavailable, or changes kept colliding; retry after a while. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnavailableProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
         };
     };
     getSharedContent: {
@@ -4219,11 +4295,12 @@ export interface operations {
             /** @description The content's bytes (inline text), with the document's `contentType`. */
             200: {
                 headers: {
-                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "Content-Disposition": components["headers"]["ContentDisposition"];
                     "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     "Content-Security-Policy": components["headers"]["SandboxPolicy"];
                     ETag: components["headers"]["ETag"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4233,21 +4310,34 @@ export interface operations {
             /** @description A file: `Location` is a presigned URL of the bucket that answers with the file's bytes. */
             302: {
                 headers: {
-                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
                     "Content-Disposition": components["headers"]["ContentDisposition"];
                     "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
                     "Content-Security-Policy": components["headers"]["SandboxPolicy"];
                     /** @description A presigned GetObject URL of the bucket, for this one object, valid for at most 15 minutes. */
                     Location: string;
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            400: components["responses"]["InvalidRequest"];
+            /** @description A path or query parameter, or a header, failed validation; `errors[]` names each. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
             /** @description The link has a password and `Link-Password` was not sent (`WWW-Authenticate: Link-Password`). Or: The `Link-Password` is wrong (`WWW-Authenticate: Link-Password`). */
             401: {
                 headers: {
-                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "WWW-Authenticate": components["headers"]["LinkPasswordChallenge"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4255,11 +4345,66 @@ export interface operations {
                 };
             };
             /** @description No such link: unknown, revoked, expired, or its document is in the trash or gone. */
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            429: components["responses"]["TooManyRequests"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description The request body is over 2097152 bytes (whatever the method; a raw content body: over its own limit), or `content` is over its limit. A body over 10 MB never reaches the service (API Gateway's limit). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description Throttled, by the database or (on AWS) by API Gateway; retry after a while. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ThrottledProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description A bug. The body never shows internals. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The database is unavailable, or changes kept colliding; retry after a while. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnavailableProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
         };
     };
     getOpenApi: {

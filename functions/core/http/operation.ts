@@ -138,6 +138,11 @@ export interface Operation {
   ifMatch?: boolean;
   success: JsonSuccess | DocumentSuccess | ContentSuccess;
   errors?: Partial<Record<DomainProblem, string>>;
+  /**
+   * A share link's public route: every answer carries `Cache-Control: private, no-store` and
+   * `Referrer-Policy: no-referrer` (functions/links/public.ts), and a 401 `WWW-Authenticate: Link-Password`.
+   */
+  linkAnswers?: true;
   /** A path parameter that is not an id: its allowed values (the docs asset names). */
   pathParameter?: { name: string; description: string; enum: readonly string[] };
 }
