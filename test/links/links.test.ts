@@ -22,7 +22,7 @@ import {
   setRole,
   type User,
 } from '#test/support/http';
-import { scanTable } from '#test/support/invariants';
+import { expectInvariants, scanTable } from '#test/support/invariants';
 
 // Everything the process writes while the service runs: the gateway's access log, the handlers'
 // and the worker's log lines (stdout, stderr, console), searched for tokens at the end.
@@ -438,6 +438,7 @@ describe('the feed, purge and repository delete', () => {
     await ctx.svc.worker.settled();
     expect(await linkItemsOf(links.map((l) => l.id))).toEqual([]);
     for (const link of links) expectProblem(await open(link.token!), 404);
+    await expectInvariants();
   });
 
   it('a deleted repository ends its links at once, and leaves no link item once reclaimed', async () => {
@@ -452,6 +453,7 @@ describe('the feed, purge and repository delete', () => {
     for (const link of links) expectProblem(await open(link.token!), 404);
     await ctx.svc.worker.settled();
     expect(await linkItemsOf(links.map((l) => l.id))).toEqual([]);
+    await expectInvariants();
   });
 });
 
