@@ -19,7 +19,6 @@ import {
   newUser,
   type Repository,
   removeMember,
-  setRole,
   type User,
 } from '#test/support/http';
 import { expectInvariants, scanTable } from '#test/support/invariants';
