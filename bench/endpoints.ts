@@ -207,6 +207,39 @@ export const endpoints: Endpoint[] = [
     minimum: least(1, [], ['repository', 'role', 'task']),
     targets: { kind: 'repository with a trashed document' },
   },
+  // Share links: the public routes read the link, the document and the repository in one
+  // BatchGetItem (the token names their keys) and write nothing more than once a minute.
+  {
+    name: 'POST /document/{id}/links',
+    minimum: least(2, ['document', 'role'], ['link', 'link entry', 'document', 'role', 'change']),
+    request: (_s, f) => ({ params: { id: f.documentId }, body: {} }),
+  },
+  {
+    name: 'GET /document/{id}/links',
+    minimum: least(1, ['document', 'role', 'link']),
+    request: (_s, f) => ({ params: { id: f.documentId } }),
+  },
+  { name: 'GET /{id}/links', minimum: least(2, ['role', 'link entry', 'link']) },
+  {
+    name: 'GET /links/{linkId}',
+    minimum: least(2, ['link entry', 'role', 'link']),
+    request: (_s, f) => ({ params: { linkId: f.linkId } }),
+  },
+  {
+    name: 'DELETE /links/{linkId}',
+    minimum: least(2, ['link entry', 'role'], ['link', 'link entry', 'role', 'change']),
+    targets: { kind: 'link' },
+  },
+  {
+    name: 'GET /s/{token}',
+    minimum: least(1, ['link', 'document', 'repository']),
+    request: (_s, f) => ({ params: { token: f.linkToken } }),
+  },
+  {
+    name: 'GET /s/{token}/content',
+    minimum: least(1, ['link', 'document', 'current content', 'repository']),
+    request: (_s, f) => ({ params: { token: f.linkToken } }),
+  },
 ];
 
 export function endpointNamed(name: string): Endpoint {
@@ -228,6 +261,7 @@ const FILLS: Record<TargetKind, keyof Scene> = {
   upload: 'upload',
   'sent upload': 'sentUpload',
   'repository with a trashed document': 'repository',
+  link: 'link',
 };
 
 /** Call n's member: never in the caller's role bucket, so every member write touches two role items. */
@@ -249,6 +283,8 @@ export function requestOf(endpoint: Endpoint, f: Fixture, call: Call): Request {
     member: memberOf(f, call.n),
     upload: call.target,
     sentUpload: call.target,
+    link: call.target,
+    linkToken: call.target,
     unique: `${process.hrtime.bigint().toString(36)}-${call.n}`,
   };
   if (endpoint.targets) scene[FILLS[endpoint.targets.kind]] = call.target;

@@ -12,6 +12,7 @@ import { readChanges } from '#core/items/change';
 import { createDocument } from '#core/items/document';
 import { createFolder } from '#core/items/folder';
 import { documentKey, documentPartition, folderKey, folderPartition, ITEM_SORT_KEY, type Key } from '#core/items/keys';
+import { createLink } from '#core/items/link';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
 import { trashDocument, trashFolder } from '#core/use-cases/trash';
@@ -31,6 +32,9 @@ export interface Fixture {
   bigFolderId: string;
   /** The repository's change feed before any of the fixture's changes (a cursor from `latest`). */
   feedCursor: string;
+  /** A share link of the 1 KB document, without a password, and its token. */
+  linkId: string;
+  linkToken: string;
 }
 
 /** The content of every document the bench makes. */
@@ -52,11 +56,23 @@ export async function makeFixture(caller: Caller): Promise<Fixture> {
   for (const id of await seedDocuments(caller, writeFolderId, 10, 'trashed-')) await trashDocument(caller, id, {});
   const moveTargetId = await folder(caller, rootFolderId, 'Moved here');
   const bigFolderId = await folder(caller, rootFolderId, 'Big');
-  return { caller, repositoryId, folderId, documentId: document.id, writeFolderId, moveTargetId, bigFolderId, feedCursor };
+  const link = await createLink(caller, document.id, {}, 'http://bench');
+  return {
+    caller,
+    repositoryId,
+    folderId,
+    documentId: document.id,
+    writeFolderId,
+    moveTargetId,
+    bigFolderId,
+    feedCursor,
+    linkId: link.id,
+    linkToken: link.token!,
+  };
 }
 
 /** What one call of an endpoint changes (endpoints.ts: `targets`), made with the store's own calls, in the write folder. */
-function makers({ caller, writeFolderId }: Fixture) {
+function makers({ caller, writeFolderId, documentId }: Fixture) {
   const document = async (folderId = writeFolderId) => (await seedDocuments(caller, folderId, 1, `t${unique()}-`))[0]!;
   const folderWithDocument = async () => {
     const id = await folder(caller, writeFolderId);
@@ -84,6 +100,7 @@ function makers({ caller, writeFolderId }: Fixture) {
       await Promise.all((started.parts ?? []).map((part, i) => fetch(part.url, { method: 'PUT', body: parts[i] })));
       return started.id;
     },
+    link: async () => (await createLink(caller, documentId, {}, 'http://bench')).id,
     'repository with a trashed document': trashed(
       async () => (await repository(caller)).id,
       async (id) => trashDocument(caller, await document(id), {}),

@@ -57,6 +57,12 @@ export interface Route {
   /** No token needed: API Gateway binds no authorizer to it, and the local gateway checks none. */
   readonly public?: boolean;
   /**
+   * Its own throttle, tighter than the stage's default (HTTP API route settings; the stack takes
+   * the smaller of the two). Its access log line names the route, not the path (a share link's
+   * path holds its token).
+   */
+  readonly throttle?: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
    * Files (paths from the project root) the handler reads at run time, copied beside the
    * deployed bundle (`/var/task/<basename>`); nothing here is bundled into the code.
    */
@@ -121,6 +127,13 @@ export function dynamodbActionsOf(fn: { readonly method?: HttpMethod; readonly d
 export function s3ActionsOf(fn: { readonly s3?: readonly S3Action[] }): S3Action[] {
   return [...new Set(fn.s3 ?? [])].sort();
 }
+
+/**
+ * The public share-link routes' throttle, per route for all callers together: a token is 192
+ * random bits, so guessing is hopeless; this bounds what a leaked link, or a crowd of
+ * wrong-password guesses spread over many links, can cost.
+ */
+export const PUBLIC_LINK_THROTTLE = { rateLimit: 10, burstLimit: 20 } as const;
 
 /** Swagger UI's files, read at run time by the reference asset route (copied beside its bundle on AWS). */
 export const referenceAssetFiles = ['node_modules/swagger-ui-dist/swagger-ui-bundle.js', 'node_modules/swagger-ui-dist/swagger-ui.css'];
@@ -427,6 +440,67 @@ export const routes: readonly Route[] = [
     path: '/{id}/members/{userId}',
     handler: handlerAt<typeof import('./members/remove-member')>('members/remove-member'),
     dynamodb: WRITE,
+  },
+  // Share links (docs/api.md: Share links): made, listed and revoked by members; opened by anyone
+  // who holds the token, on the two public routes, with their own throttle.
+  {
+    name: 'CreateLink',
+    method: 'POST',
+    path: '/document/{id}/links',
+    handler: handlerAt<typeof import('./links/create-link')>('links/create-link'),
+    dynamodb: WRITE,
+  },
+  {
+    name: 'ListDocumentLinks',
+    method: 'GET',
+    path: '/document/{id}/links',
+    handler: handlerAt<typeof import('./links/list-document-links')>('links/list-document-links'),
+    dynamodb: LIST,
+    pages: true,
+  },
+  {
+    name: 'ListRepositoryLinks',
+    method: 'GET',
+    path: '/{id}/links',
+    handler: handlerAt<typeof import('./links/list-repository-links')>('links/list-repository-links'),
+    dynamodb: LIST,
+    pages: true,
+  },
+  {
+    name: 'GetLink',
+    method: 'GET',
+    path: '/links/{linkId}',
+    handler: handlerAt<typeof import('./links/get-link')>('links/get-link'),
+    dynamodb: READ,
+  },
+  {
+    name: 'RevokeLink',
+    method: 'DELETE',
+    path: '/links/{linkId}',
+    handler: handlerAt<typeof import('./links/revoke-link')>('links/revoke-link'),
+    dynamodb: WRITE,
+  },
+  // One BatchGetItem reads the link and its document; one UpdateItem writes `lastUsedAt` or a password check's claim.
+  {
+    name: 'GetSharedDocument',
+    method: 'GET',
+    path: '/s/{token}',
+    handler: handlerAt<typeof import('./links/get-shared-document')>('links/get-shared-document'),
+    // GetItem: a failed claim hands back the link as it is (see WRITE).
+    dynamodb: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    public: true,
+    throttle: PUBLIC_LINK_THROTTLE,
+  },
+  {
+    name: 'GetSharedContent',
+    method: 'GET',
+    path: '/s/{token}/content',
+    handler: handlerAt<typeof import('./links/get-shared-content')>('links/get-shared-content'),
+    // GetItem: a failed claim hands back the link as it is (see WRITE).
+    dynamodb: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+    s3: ['s3:GetObject'],
+    public: true,
+    throttle: PUBLIC_LINK_THROTTLE,
   },
   // The API's own reference, public: the OpenAPI document and Swagger UI (docs/api-decisions.md).
   {

@@ -26,7 +26,9 @@ export const capacity: Scenario = {
   title: 'round trips and capacity',
   run: async ({ service, target, fixture, log }) => {
     const rows: CapacityRow[] = [];
-    for (const endpoint of endpoints) {
+    // BENCH_ENDPOINTS=/links,/s/ measures only the endpoints whose name holds one of these.
+    const only = (process.env.BENCH_ENDPOINTS ?? '').split(',').filter(Boolean);
+    for (const endpoint of endpoints.filter((e) => only.length === 0 || only.some((part) => e.name.includes(part)))) {
       const call = await callsOf(endpoint, 2, (kind, count) => service.targets(kind, count));
       await service.settled(); // the worker idle: what it does for the targets is not the endpoint's
       await service.startRecording();

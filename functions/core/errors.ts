@@ -7,6 +7,8 @@ export type ProblemKind =
   | 'validation-error'
   | 'malformed-json'
   | 'unauthorized'
+  | 'link-password-required'
+  | 'link-password-wrong'
   | 'forbidden'
   | 'not-found'
   | 'method-not-allowed'
@@ -38,6 +40,8 @@ export const problems: Readonly<Record<ProblemKind, { status: number; title: str
   'validation-error': { status: 400, title: 'Invalid request' },
   'malformed-json': { status: 400, title: 'Malformed JSON' },
   unauthorized: { status: 401, title: 'Unauthorized' },
+  'link-password-required': { status: 401, title: 'This link needs its password' },
+  'link-password-wrong': { status: 401, title: 'The password of this link is wrong' },
   forbidden: { status: 403, title: 'Forbidden' },
   'not-found': { status: 404, title: 'Not Found' },
   'method-not-allowed': { status: 405, title: 'Method Not Allowed' },

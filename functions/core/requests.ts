@@ -408,3 +408,65 @@ export const partNumbersBody = z.strictObject(
   },
   body,
 );
+
+// ---------------------------------------------------------------------------------------------
+// Share links (docs/api.md: Share links).
+
+/** How far ahead a link's `expiresAt` may be: one year. */
+export const MAX_LINK_LIFETIME_MS = 365 * 24 * 60 * 60 * 1000;
+export const MIN_LINK_PASSWORD_LENGTH = 8;
+export const MAX_LINK_PASSWORD_LENGTH = 128;
+
+/** A link password: 8–128 characters after NFC (the header is read as UTF-8). */
+export const linkPasswordProblem = (password: string): string | undefined => {
+  const length = codePoints(password.normalize('NFC'));
+  if (length < MIN_LINK_PASSWORD_LENGTH || length > MAX_LINK_PASSWORD_LENGTH)
+    return `must be ${MIN_LINK_PASSWORD_LENGTH} to ${MAX_LINK_PASSWORD_LENGTH} characters (after NFC)`;
+  if (!password.isWellFormed()) return 'must be valid Unicode text (no lone surrogates)';
+  return undefined;
+};
+
+const LINK_EXPIRY_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+export const createLinkBody = z.strictObject(
+  {
+    expiresAt: z.optional(
+      z.string(expected('a string')).check(
+        z.refine((value: string) => {
+          const at = Date.parse(value);
+          return LINK_EXPIRY_PATTERN.test(value) && Number.isFinite(at);
+        }, 'must be an ISO 8601 date-time with a time zone'),
+        z.refine((value: string) => Date.parse(value) > Date.now(), 'must be in the future'),
+        z.refine((value: string) => Date.parse(value) <= Date.now() + MAX_LINK_LIFETIME_MS, 'must be at most one year ahead'),
+        z.meta({
+          description: 'When the link stops working: in the future, at most one year ahead. Left out: never.',
+          pattern: LINK_EXPIRY_PATTERN.source,
+          examples: ['2027-01-31T12:00:00Z'],
+        }),
+      ),
+    ),
+    password: z.optional(
+      text().check(
+        (ctx) => {
+          const problem = linkPasswordProblem(ctx.value);
+          if (problem) ctx.issues.push({ code: 'custom', message: problem, input: ctx.value });
+        },
+        z.meta({
+          // The length is counted after NFC, which no JSON Schema keyword can do: stated in words only.
+          description: `Needed to open the link (header \`Link-Password\`): ${MIN_LINK_PASSWORD_LENGTH}–${MAX_LINK_PASSWORD_LENGTH} characters after NFC. Kept only as a slow, salted hash.`,
+        }),
+      ),
+    ),
+  },
+  body,
+);
+
+export const linkParams = z.object({ linkId: idSchema.check(z.meta({ description: 'A share link id.' })) });
+
+/**
+ * A share link's token. Any text: its shape is checked by the link store, and a malformed token
+ * is 404 like any unknown one, so the answer never tells a guess that is well formed from one that is not.
+ */
+export const tokenParams = z.object({
+  token: z.string(expected('a string')).check(z.meta({ description: 'The token of a share link, as its `201` gave it.' })),
+});

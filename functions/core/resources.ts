@@ -153,12 +153,17 @@ export const changeTypes = [
   'member-changed',
   'member-removed',
   'repository-updated',
+  'link-created',
+  'link-revoked',
 ] as const;
-export const changeKinds = ['document', 'folder', 'repository', 'member'] as const;
+export const changeKinds = ['document', 'folder', 'repository', 'member', 'link'] as const;
 export const changeSchema = z.strictObject({
   type: z.enum(changeTypes),
   kind: z.enum(changeKinds),
-  id: z.string().check(z.minLength(1), z.meta({ description: 'The document, folder or repository id; for a member, the `userId`.' })),
+  id: z
+    .string()
+    .check(z.minLength(1), z.meta({ description: 'The document, folder, repository or share link id; for a member, the `userId`.' })),
+  documentId: z.optional(id('For a share link: its document.')),
   folderId: z.optional(z.nullable(id('The folder it is in (for a folder: its parent; `null` for a root folder).'))),
   previousFolderId: z.optional(id('For a move: the folder it was in.')),
   name: z.optional(name()),
@@ -212,6 +217,39 @@ export const uploadSchema = z.strictObject({
 });
 export const partUrlsSchema = z.strictObject({ items: z.array(partUrl) });
 
+/** A share link (docs/api.md: Share links); `token` and `url` only in the first `201`. */
+export const linkSchema = z.strictObject({
+  id: id('The link id.'),
+  documentId: id('The document it shares.'),
+  repositoryId: id('The repository of that document.'),
+  url: z.optional(
+    z.string().check(z.meta({ description: 'The address a person opens (`/s/{token}` of this service); in the first `201` only.' })),
+  ),
+  token: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(/^[A-Za-z0-9_.-]+$/),
+        z.meta({ description: 'The secret that opens the link (URL-safe); in the first `201` only: the service keeps only its hash.' }),
+      ),
+  ),
+  expiresAt: z.nullable(time('When the link stops working; `null`: never.')),
+  hasPassword: z.boolean().check(z.meta({ description: 'Whether opening it needs the `Link-Password` header.' })),
+  createdAt: time('When it was made.'),
+  createdBy: user('Who made it.'),
+  lastUsedAt: z.nullable(time('When it last opened the document (updated at most once a minute); `null`: never.')),
+});
+
+/** What a share link shows of its document: never ids, members or folders. */
+export const sharedDocumentSchema = z.strictObject({
+  name: name(),
+  contentType: z.string(),
+  size: contentSize(),
+  sha256: sha256(),
+  version: version('document'),
+  updatedAt: time('When the current version was written.'),
+});
+
 /** Every response body by the name of its OpenAPI component. */
 export const resources = {
   Repository: repositorySchema,
@@ -238,6 +276,9 @@ export const resources = {
   ChangesPage: changesPageSchema,
   Upload: uploadSchema,
   PartUrls: partUrlsSchema,
+  Link: linkSchema,
+  LinkList: page(linkSchema),
+  SharedDocument: sharedDocumentSchema,
 };
 export type ResourceName = keyof typeof resources;
 export type ResourceOf<N extends ResourceName> = z.output<(typeof resources)[N]>;
@@ -252,6 +293,8 @@ export type Revision = ResourceOf<'Revision'>;
 export type RevisionSummary = ResourceOf<'RevisionSummary'>;
 export type Change = ResourceOf<'Change'>;
 export type Upload = ResourceOf<'Upload'>;
+export type Link = ResourceOf<'Link'>;
+export type SharedDocument = ResourceOf<'SharedDocument'>;
 export type UploadStatus = (typeof uploadStatuses)[number];
 export type ChangeType = (typeof changeTypes)[number];
 export interface Page<T> {

@@ -536,6 +536,114 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/document/{id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a document's share links
+         * @description Its links, newest first, in pages, without tokens. Revoked links are never listed.
+         */
+        get: operations["listDocumentLinks"];
+        put?: never;
+        /**
+         * Make a share link
+         * @description Anyone who holds the link reads the document (`GET /s/{token}`, `GET /s/{token}/content`) without an account, until `expiresAt` (at most one year ahead) or until it is revoked. `token` and `url` are in this answer only: the service keeps only a hash of the token, and a repeat with the same `Idempotency-Key` answers the same link without them. A `password` (8–128 characters) is then needed in the `Link-Password` header.
+         */
+        post: operations["createLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a repository's share links
+         * @description Every link of every document of the repository (those of documents in the trash too: they work again if the document is restored), newest first, in pages, without tokens. Only an owner may list them.
+         */
+        get: operations["listRepositoryLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/links/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a share link
+         * @description The link, without its token (the service does not keep it). A revoked link is 404.
+         */
+        get: operations["getLink"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a share link
+         * @description From the answer on, the link is 404 for everyone, and it is never listed again. An owner revokes any link of the repository; an editor only the links they made.
+         */
+        delete: operations["revokeLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a share link
+         * @description The document's `name`, `contentType`, `size`, `sha256`, `version` and `updatedAt`; never ids, members or folders. No `Authorization` needed (one that is sent is ignored). A link with a password needs `Link-Password`. Checks go in this order: unknown, revoked, expired or its document in the trash (404, all alike); locked after 10 wrong passwords in 15 minutes (429 with `Retry-After`); the password (401).
+         */
+        get: operations["getSharedDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/s/{token}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a share link's content
+         * @description As `GET /document/{id}/content`, always the current version: inline text is 200 with its bytes; a file is 302 to a presigned URL of the bucket (at most 15 minutes, honours `Range`). Either way as an attachment with the document's name, `nosniff` and `sandbox`. The same checks as `GET /s/{token}`, in the same order.
+         */
+        get: operations["getSharedContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -901,11 +1009,13 @@ export interface components {
         };
         Change: {
             /** @enum {string} */
-            type: "created" | "updated" | "renamed" | "moved" | "deleted" | "restored" | "purged" | "member-added" | "member-changed" | "member-removed" | "repository-updated";
+            type: "created" | "updated" | "renamed" | "moved" | "deleted" | "restored" | "purged" | "member-added" | "member-changed" | "member-removed" | "repository-updated" | "link-created" | "link-revoked";
             /** @enum {string} */
-            kind: "document" | "folder" | "repository" | "member";
-            /** @description The document, folder or repository id; for a member, the `userId`. */
+            kind: "document" | "folder" | "repository" | "member" | "link";
+            /** @description The document, folder, repository or share link id; for a member, the `userId`. */
             id: string;
+            /** @description For a share link: its document. */
+            documentId?: string;
             folderId?: string | null;
             /** @description For a move: the folder it was in. */
             previousFolderId?: string;
@@ -1011,6 +1121,53 @@ export interface components {
                 expiresAt: string;
             }[];
         };
+        Link: {
+            /** @description The link id. */
+            id: string;
+            /** @description The document it shares. */
+            documentId: string;
+            /** @description The repository of that document. */
+            repositoryId: string;
+            /** @description The address a person opens (`/s/{token}` of this service); in the first `201` only. */
+            url?: string;
+            /** @description The secret that opens the link (URL-safe); in the first `201` only: the service keeps only its hash. */
+            token?: string;
+            expiresAt: string | null;
+            /** @description Whether opening it needs the `Link-Password` header. */
+            hasPassword: boolean;
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            createdAt: string;
+            /**
+             * @description Who made it.
+             * @example alice
+             */
+            createdBy: string;
+            lastUsedAt: string | null;
+        };
+        LinkList: {
+            items: components["schemas"]["Link"][];
+            /** @description Pass it as `nextToken` to get the next page; absent on the last page. */
+            nextToken?: string;
+        };
+        SharedDocument: {
+            /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
+            name: string;
+            contentType: string;
+            /** @description Bytes of the content: of `content` in UTF-8, or of the file. */
+            size: number;
+            /** @description The SHA-256 of those bytes, in lowercase hex. */
+            sha256: string;
+            /** @description 1 when the document is made, +1 on every change; the ETag is `"<version>"`. */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When the current version was written.
+             */
+            updatedAt: string;
+        };
         ValidationProblem: {
             /** @constant */
             type: "urn:problem-type:documents:validation-error";
@@ -1040,6 +1197,26 @@ export interface components {
             /** @constant */
             type: "urn:problem-type:documents:unauthorized";
             /** @example Unauthorized */
+            title: string;
+            /** @constant */
+            status: 401;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        LinkPasswordRequiredProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:link-password-required";
+            /** @example This link needs its password */
+            title: string;
+            /** @constant */
+            status: 401;
+            /** @description What went wrong with this request, for people. */
+            detail: string;
+        };
+        LinkPasswordWrongProblem: {
+            /** @constant */
+            type: "urn:problem-type:documents:link-password-wrong";
+            /** @example The password of this link is wrong */
             title: string;
             /** @constant */
             status: 401;
@@ -1435,6 +1612,15 @@ export interface components {
              */
             role: "owner" | "editor" | "viewer";
         };
+        CreateLinkRequest: {
+            /**
+             * @description When the link stops working: in the future, at most one year ahead. Left out: never.
+             * @example 2027-01-31T12:00:00Z
+             */
+            expiresAt?: string;
+            /** @description Needed to open the link (header `Link-Password`): 8–128 characters after NFC. Kept only as a slow, salted hash. */
+            password?: string;
+        };
     };
     responses: {
         /** @description A path or query parameter, or a header, failed validation; `errors[]` names each. */
@@ -1589,6 +1775,13 @@ export interface components {
          */
         userId: string;
         /**
+         * @description A share link id.
+         * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+         */
+        linkId: string;
+        /** @description The token of a share link, as its `201` gave it. */
+        token: string;
+        /**
          * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
          * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
          */
@@ -1619,6 +1812,14 @@ export interface components {
         ETag: string;
         /** @description `Bearer`, with `error="invalid_token"` when a token was sent but failed verification. */
         WWWAuthenticate: string;
+        /** @description A share link: kept by no cache. */
+        PrivateCacheControl: "private, no-store";
+        /** @description A share link: `private, no-store` when the service answers; API Gateway's own answers on AWS have none. */
+        PrivateCacheControlIfAny: "private, no-store";
+        /** @description A share link's address is never passed on as a referrer. Always sent by the service. */
+        ReferrerPolicy: "no-referrer";
+        /** @description The link needs its password, in the `Link-Password` header. */
+        LinkPasswordChallenge: "Link-Password";
         /** @description Seconds to wait before retrying. Always sent by the service; API Gateway's own 429 on AWS has none. */
         RetryAfter: string;
     };
@@ -3718,6 +3919,492 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDocumentLinks: {
+        parameters: {
+            query?: {
+                /** @description Page size, written in decimal. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `nextToken` of the previous page of the same list, as it was given. */
+                nextToken?: components["parameters"]["nextToken"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of links, newest first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such document, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The link, with its `token` and `url`. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The path of the new resource. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Link"];
+                };
+            };
+            400: components["responses"]["InvalidBody"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Your role (`viewer`) does not allow changes. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such document, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            /** @description A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRepositoryLinks: {
+        parameters: {
+            query?: {
+                /** @description Page size, written in decimal. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `nextToken` of the previous page of the same list, as it was given. */
+                nextToken?: components["parameters"]["nextToken"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description An opaque id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                id: components["parameters"]["id"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of links, newest first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkList"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description You are not an owner of the repository. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such repository, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description A share link id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                linkId: components["parameters"]["linkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Link"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such link (or it was revoked), or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
+                 * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
+                 */
+                "Idempotency-Key"?: components["parameters"]["Idempotency-Key"];
+            };
+            path: {
+                /**
+                 * @description A share link id.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                linkId: components["parameters"]["linkId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description You are a viewer, or an editor and the link is not one you made. */
+            403: components["responses"]["Forbidden"];
+            /** @description No such link (or it was revoked already), or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            /** @description A request with the same Idempotency-Key is still running. */
+            409: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestInProgressProblem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            /** @description The Idempotency-Key was used for another request. */
+            422: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["IdempotencyKeyReusedProblem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSharedDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of a share link, as its `201` gave it. */
+                token: components["parameters"]["token"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The shared document. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SharedDocument"];
+                };
+            };
+            /** @description A path or query parameter, or a header, failed validation; `errors[]` names each. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description The link has a password and `Link-Password` was not sent (`WWW-Authenticate: Link-Password`). Or: The `Link-Password` is wrong (`WWW-Authenticate: Link-Password`). */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "WWW-Authenticate": components["headers"]["LinkPasswordChallenge"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LinkPasswordRequiredProblem"] | components["schemas"]["LinkPasswordWrongProblem"];
+                };
+            };
+            /** @description No such link: unknown, revoked, expired, or its document is in the trash or gone. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description The request body is over 2097152 bytes (whatever the method; a raw content body: over its own limit), or `content` is over its limit. A body over 10 MB never reaches the service (API Gateway's limit). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description Throttled, by the database or (on AWS) by API Gateway; retry after a while. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ThrottledProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description A bug. The body never shows internals. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The database is unavailable, or changes kept colliding; retry after a while. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnavailableProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+        };
+    };
+    getSharedContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The token of a share link, as its `201` gave it. */
+                token: components["parameters"]["token"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The content's bytes (inline text), with the document's `contentType`. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["SandboxPolicy"];
+                    ETag: components["headers"]["ETag"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "*/*": unknown;
+                };
+            };
+            /** @description A file: `Location` is a presigned URL of the bucket that answers with the file's bytes. */
+            302: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Content-Disposition": components["headers"]["ContentDisposition"];
+                    "X-Content-Type-Options": components["headers"]["ContentTypeOptions"];
+                    "Content-Security-Policy": components["headers"]["SandboxPolicy"];
+                    /** @description A presigned GetObject URL of the bucket, for this one object, valid for at most 15 minutes. */
+                    Location: string;
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path or query parameter, or a header, failed validation; `errors[]` names each. */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ValidationProblem"];
+                };
+            };
+            /** @description The link has a password and `Link-Password` was not sent (`WWW-Authenticate: Link-Password`). Or: The `Link-Password` is wrong (`WWW-Authenticate: Link-Password`). */
+            401: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    "WWW-Authenticate": components["headers"]["LinkPasswordChallenge"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["LinkPasswordRequiredProblem"] | components["schemas"]["LinkPasswordWrongProblem"];
+                };
+            };
+            /** @description No such link: unknown, revoked, expired, or its document is in the trash or gone. */
+            404: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControl"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["NotFoundProblem"];
+                };
+            };
+            /** @description The request body is over 2097152 bytes (whatever the method; a raw content body: over its own limit), or `content` is over its limit. A body over 10 MB never reaches the service (API Gateway's limit). API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            413: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["PayloadTooLargeProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description Throttled, by the database or (on AWS) by API Gateway; retry after a while. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            429: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ThrottledProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description A bug. The body never shows internals. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            500: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["InternalProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
+            /** @description The database is unavailable, or changes kept colliding; retry after a while. API Gateway's own answers on AWS are `application/json` `{"message": "..."}`. */
+            503: {
+                headers: {
+                    "Cache-Control": components["headers"]["PrivateCacheControlIfAny"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "Referrer-Policy": components["headers"]["ReferrerPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["UnavailableProblem"];
+                    "application/json": components["schemas"]["GatewayMessage"];
+                };
+            };
         };
     };
     getOpenApi: {

@@ -128,6 +128,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     return resolution;
   };
 
+  /**
+   * What the access log names a request by: its method and path, or, for a public route and for
+   * `$default`, the route key, as the deployed stage's access log does (lib/stack): the path of a
+   * share link holds its token, which no log may record.
+   */
+  const loggedAs = (method: string, path: string) => {
+    const resolution = resolve(method, path);
+    return resolution.kind === 'route' && !resolution.route.public ? `${method} ${path}` : resolution.routeKey;
+  };
+
   const listener = (req: IncomingMessage, res: ServerResponse, awaitingContinue = false) => {
     const started = process.hrtime.bigint();
     const method = req.method ?? 'GET';
@@ -138,12 +148,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       const written = writeResponse(res, response, requestId);
       if (written) options.onAnswer?.({ method, path, ...written });
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log(`${method} ${path} ${response.statusCode} ${ms.toFixed(1)}ms`);
+      log(`${loggedAs(method, path)} ${response.statusCode} ${ms.toFixed(1)}ms`);
     };
     void handle(req, res, awaitingContinue, method, url, path, requestId)
       .then(finish)
       .catch((error: unknown) => {
-        logError(`gateway: ${method} ${path} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+        logError(`gateway: ${loggedAs(method, path)} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
         finish(internalError());
       });
   };

@@ -50,6 +50,8 @@ const tags: Record<Tag, string> = {
   Trash: "Deleted documents and folders stay in their repository's trash for 30 days, and can be restored.",
   Revisions: 'Every version of a document is a revision: read one, or restore it as a new version.',
   Changes: "Each repository's change feed: every change after a cursor, in order, exactly once.",
+  Links:
+    'Share links: one document read by anyone who holds its link, without an account, with an optional expiry and password, revoked at once.',
   Documentation: 'This reference and the OpenAPI document it is made from. Public: no token.',
 };
 
@@ -390,14 +392,38 @@ function operation(route: Route, spec: Documented, parameters: Parameters): Json
           },
         }
       : {}),
-    responses: {
+    responses: withLinkHeaders(spec, {
       [String(spec.success.status)]: successResponse(spec),
       ...('redirect' in spec.success ? { '302': contentResponses(spec.success)['302'] } : {}),
       ...('created' in spec.success && spec.success.created ? { '201': createdResponse(spec.success) } : {}),
       ...('accepted' in spec.success && spec.success.accepted ? { '202': acceptedResponse(spec.success) } : {}),
       ...operationErrors(route, spec),
-    },
+    }),
   };
+}
+
+/**
+ * A share link's public route (functions/links/public.ts): every answer, errors included, is
+ * `Cache-Control: private, no-store` with `Referrer-Policy: no-referrer`, and a 401 challenges
+ * for the link's password. Shared error responses are written out in full to say so.
+ */
+function withLinkHeaders(spec: Documented, responses: Record<string, Json>): Record<string, Json> {
+  if (!spec.linkAnswers) return responses;
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => {
+      const ref = typeof response.$ref === 'string' ? response.$ref : undefined;
+      const shared = ref ? errorResponses.find((r) => responseRef(r.name) === ref) : undefined;
+      const full: Json = shared
+        ? { ...errorResponse(shared), ...(response.description ? { description: response.description } : {}) }
+        : response;
+      const headers = { ...(full.headers as Json) };
+      const ifAny = JSON.stringify(headers['Cache-Control']) === JSON.stringify(header('CacheControlIfAny'));
+      headers['Cache-Control'] = header(ifAny ? 'PrivateCacheControlIfAny' : 'PrivateCacheControl');
+      headers['Referrer-Policy'] = header('ReferrerPolicy');
+      if (status === '401') headers['WWW-Authenticate'] = header('LinkPasswordChallenge');
+      return [status, { ...full, headers }];
+    }),
+  );
 }
 
 /**
@@ -496,6 +522,26 @@ const components = (parameters: Parameters, operations: Operations) => ({
       description: '`Bearer`, with `error="invalid_token"` when a token was sent but failed verification.',
       required: true,
       schema: { type: 'string', pattern: '^Bearer\\b' },
+    },
+    PrivateCacheControl: {
+      description: 'A share link: kept by no cache.',
+      required: true,
+      schema: { type: 'string', enum: ['private, no-store'] },
+    },
+    PrivateCacheControlIfAny: {
+      description: "A share link: `private, no-store` when the service answers; API Gateway's own answers on AWS have none.",
+      required: false,
+      schema: { type: 'string', enum: ['private, no-store'] },
+    },
+    ReferrerPolicy: {
+      description: "A share link's address is never passed on as a referrer. Always sent by the service.",
+      required: false,
+      schema: { type: 'string', enum: ['no-referrer'] },
+    },
+    LinkPasswordChallenge: {
+      description: 'The link needs its password, in the `Link-Password` header.',
+      required: true,
+      schema: { type: 'string', enum: ['Link-Password'] },
     },
     RetryAfter: {
       description: "Seconds to wait before retrying. Always sent by the service; API Gateway's own 429 on AWS has none.",

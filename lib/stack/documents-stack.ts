@@ -6,7 +6,7 @@
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { CorsHttpMethod, HttpApi, HttpMethod, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type CfnStage, CorsHttpMethod, HttpApi, HttpMethod, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule } from 'aws-cdk-lib/aws-events';
@@ -118,10 +118,10 @@ export class DocumentsStack extends Stack {
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
-        'Every route of the route table has the JWT authorizer except the ones marked public (the API description and its docs page) and $default, which only answers 404/405 and touches no data.',
+        'Every route of the route table has the JWT authorizer except the ones marked public (the API description and its docs page; the two share-link routes, which check the link token themselves) and $default, which only answers 404/405 and touches no data.',
     });
 
-    api.addStage('DefaultStage', {
+    const stage = api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       // The stage's default route settings: HTTP API applies these limits to each route separately.
@@ -134,7 +134,8 @@ export class DocumentsStack extends Stack {
             ip: '$context.identity.sourceIp',
             user: '$context.authorizer.claims.sub',
             method: '$context.httpMethod',
-            path: '$context.path',
+            // The route, not the path: the path of a share link holds its token, which no log may
+            // record, and one stage has one format for every route (docs/operations.md).
             routeKey: '$context.routeKey',
             status: '$context.status',
             latencyMs: '$context.responseLatency',
@@ -149,12 +150,21 @@ export class DocumentsStack extends Stack {
     });
 
     for (const route of routes) {
-      api.addRoutes({
+      const added = api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(route, `${route.method} ${route.path}`)),
         ...(route.public ? {} : { authorizer: auth.authorizer }),
       });
+      // A route's own throttle (the public share-link routes): a route setting of the stage, which
+      // CloudFormation can only make once the route exists.
+      if (route.throttle) {
+        (stage.node.defaultChild as CfnStage).addPropertyOverride(`RouteSettings.${route.method} ${route.path}`, {
+          ThrottlingRateLimit: Math.min(route.throttle.rateLimit, config.throttle.rateLimit),
+          ThrottlingBurstLimit: Math.min(route.throttle.burstLimit, config.throttle.burstLimit),
+        });
+        for (const r of added) stage.node.addDependency(r);
+      }
     }
 
     const worker = new BackgroundWorker(this, 'Worker', { table, bucket: files.bucket, logRetention, removalPolicy, observability });

@@ -49,6 +49,9 @@ describe('when DynamoDB is unavailable', () => {
       member: 'someone',
       upload: d,
       sentUpload: d,
+      // Well formed (a link id names its repository), so the link is looked up, not refused unread.
+      link: `${r}${'0'.repeat(22)}`,
+      linkToken: `${r}${'0'.repeat(22)}.${d}.${'A'.repeat(32)}`,
       unique: 'later',
     };
     const backed = routes.filter((route) => route.dynamodb.length > 0);

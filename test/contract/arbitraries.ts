@@ -95,6 +95,9 @@ export const likely: Record<string, fc.Arbitrary<unknown>> = {
   size: fc.integer({ min: 0, max: 50_000_000 }),
   sha256: fc.stringMatching(/^[0-9a-f]{64}$/),
   numbers: fc.uniqueArray(fc.integer({ min: 1, max: 10 }), { minLength: 1, maxLength: 5 }),
+  // A share link's: an hour to 300 days ahead; a password of 8 to 20 characters.
+  expiresAt: fc.integer({ min: 3_600, max: 300 * 86_400 }).map((seconds) => new Date(Date.now() + seconds * 1000).toISOString()),
+  password: fc.string({ unit: fc.constantFrom('a', 'B', '1', ' ', '\u00e9', '\u{1F600}'), minLength: 8, maxLength: 20 }),
 };
 
 export const edges: Record<string, fc.Arbitrary<unknown>> = {
@@ -110,6 +113,15 @@ export const edges: Record<string, fc.Arbitrary<unknown>> = {
   numbers: fc.oneof(
     fc.constantFrom([], [0], [1, 1], [10_000], [10_001], ['1'], 1, null),
     fc.uniqueArray(fc.integer({ min: 1, max: 200 }), { minLength: 99, maxLength: 102 }),
+  ),
+  expiresAt: fc.oneof(
+    fc.integer({ min: -86_400 * 400, max: 86_400 * 400 }).map((seconds) => new Date(Date.now() + seconds * 1000).toISOString()),
+    fc.constantFrom('2027-01-01', '2027-01-01T00:00:00', 'tomorrow', '', null, 1, '2027-01-01T00:00:00+01:00'),
+  ),
+  password: fc.oneof(
+    fc.string({ maxLength: 8 }),
+    fc.string({ minLength: 127, maxLength: 130 }),
+    fc.constantFrom('e\u0301'.repeat(8), null, 12345678),
   ),
 };
 

@@ -49,10 +49,18 @@ const verdict = (schema: Parameters<typeof validateInput>[0]['body'], body: unkn
 /**
  * Rules no JSON Schema keyword can state, which the document states in words instead, so it
  * accepts a little more than the service there and nowhere else: a name's length counted after
- * trimming and NFC, and content's bytes of UTF-8 (413).
+ * trimming and NFC, content's bytes of UTF-8 (413), a share link's expiry against the clock and
+ * its password's length after NFC.
  */
 const statedInWords = (error: HttpError) =>
-  error.status === 413 || (error.options.errors ?? []).every((e) => /(^|\.)name$/.test(e.path) && /at most 255 characters/.test(e.message));
+  error.status === 413 ||
+  (error.options.errors ?? []).every(
+    (e) =>
+      (/(^|\.)name$/.test(e.path) && /at most 255 characters/.test(e.message)) ||
+      // A share link's expiry (future, at most a year ahead) and password length (after NFC).
+      (e.path === 'expiresAt' && /future|one year/.test(e.message)) ||
+      (e.path === 'password' && /after NFC/.test(e.message)),
+  );
 
 const operations = await loadOperations();
 /** Each request body schema, by the name of its component in openapi.json. */

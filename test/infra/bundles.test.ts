@@ -262,6 +262,27 @@ describe('every deployed bundle answers a real request', () => {
     expect((await invoke('DELETE', `/${repo.body.id}/members/bundle-user`)).body.type).toMatch(/last-owner$/);
   });
 
+  it('shares a document by link through the bundled link handlers: made, listed, opened without a token (with its password), revoked', async () => {
+    const repo = await invoke('POST', '/', { body: { name: 'Linked', description: '' } });
+    const doc = await invoke('POST', '/document', { body: { folderId: repo.body.rootFolderId, name: 'l.txt', content: 'shared' } });
+    const made = await invoke('POST', `/document/${doc.body.id}/links`, { body: { password: 'bundle pass' } });
+    expect(made).toMatchObject({ status: 201, headers: { location: `/links/${made.body.id}` }, body: { hasPassword: true } });
+    const { token } = made.body as { token: string };
+    expect((await invoke('GET', `/links/${made.body.id}`)).body).not.toHaveProperty('token');
+    expect((await invoke('GET', `/document/${doc.body.id}/links`)).body.items).toHaveLength(1);
+    expect((await invoke('GET', `/${repo.body.id}/links`)).body.items).toHaveLength(1);
+    const password = { 'link-password': 'bundle pass' };
+    expect(await invoke('GET', `/s/${token}`, { headers: password })).toMatchObject({
+      status: 200,
+      headers: { 'cache-control': 'private, no-store', 'referrer-policy': 'no-referrer' },
+      body: { name: 'l.txt', size: 6 },
+    });
+    expect((await invoke('GET', `/s/${token}`)).headers['www-authenticate']).toBe('Link-Password');
+    expect(await invoke('GET', `/s/${token}/content`, { headers: password })).toMatchObject({ status: 200, body: 'shared' });
+    expect((await invoke('DELETE', `/links/${made.body.id}`)).status).toBe(204);
+    expect((await invoke('GET', `/s/${token}`, { headers: password })).status).toBe(404);
+  });
+
   it('serves and writes content as bytes through the bundled content handlers, with the bucket', async () => {
     const repo = await invoke('POST', '/', { body: { name: 'Content', description: '' } });
     const doc = await invoke('POST', '/document', { body: { folderId: repo.body.rootFolderId, name: 'a.txt', content: 'héllo' } });

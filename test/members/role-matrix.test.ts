@@ -169,7 +169,11 @@ async function newWorld(): Promise<World> {
     await setRole(owner, repository.id, member.sub, role);
     return member;
   };
+  /** A share link of the document, the owner's, and its token. */
+  const link = async () => ensure(await owner.post(`/document/${document.id}/links`, {}), 201).body as { id: string; token: string };
+  const sceneLink = await link();
   const fresh: Partial<Record<keyof Scene, () => Promise<string>>> = {
+    link: async () => (await link()).id,
     folder: async () => (await newFolder(owner, folder.id)).id,
     document: async () => (await newDocument(owner, folder.id)).id,
     trashedDocument,
@@ -185,6 +189,8 @@ async function newWorld(): Promise<World> {
     member: ctx.users.viewer.sub,
     upload: await upload(false),
     sentUpload: await upload(true),
+    link: sceneLink.id,
+    linkToken: sceneLink.token,
     unique: uniqueName('example'),
   };
   return {

@@ -95,6 +95,14 @@ export function findViolations(items: readonly Item[], options: InvariantOptions
       problems.push(`${describe(item)}: its document does not exist`);
   }
 
+  // Share links ↔ their entries in the repository (functions/core/items/link.ts): made, revoked and purged together.
+  for (const item of items) {
+    if (!item.SK.startsWith('LINK#')) continue;
+    if (item.PK.startsWith('DOC#') && !get(`REPO#${item.repositoryId}`, item.SK))
+      problems.push(`${describe(item)}: its entry in the repository does not exist`);
+    if (item.PK.startsWith('REPO#') && !get(`DOC#${item.documentId}`, item.SK)) problems.push(`${describe(item)}: its link does not exist`);
+  }
+
   // Listing entries ↔ items.
   for (const entry of items.filter(isFolderEntry)) {
     const parentId = entry.PK.slice('FOLDER#'.length);

@@ -5,8 +5,19 @@
  * are built in ./conditions.ts, Queries in ./queries.ts. Nothing here knows a key shape.
  */
 import { randomUUID } from 'node:crypto';
-import { BatchGetItemCommand, DynamoDBClient, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetItemCommand,
+  ConditionalCheckFailedException,
+  DynamoDBClient,
+  TransactionCanceledException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DynamoDBDocumentClient,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { unavailable } from '../errors';
 import type { Key } from '../items/keys';
@@ -230,6 +241,21 @@ export const update = (
     },
   };
 };
+
+/**
+ * One conditional UpdateItem on its own (half a transaction's cost): `updated`, or the item as
+ * it was when the condition failed (undefined: no such item).
+ */
+export async function updateItem(step: ReturnType<typeof update>): Promise<{ updated: true } | { updated: false; item: Item | undefined }> {
+  try {
+    await db().send(new UpdateCommand({ ...step.Update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+    return { updated: true };
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    // Error payloads are not unmarshalled by the document client.
+    return { updated: false, item: error.Item ? unmarshall(error.Item) : undefined };
+  }
+}
 
 /**
  * All-or-nothing write of named steps, sent in the order given. Conflicts with another

@@ -26,7 +26,8 @@ type Infer<S> = S extends z.core.$ZodType ? z.output<S> : undefined;
 export type JsonOperation = Operation & { success: JsonSuccess | ContentSuccess };
 
 export interface EndpointRequest<O extends JsonOperation> {
-  caller: Caller;
+  /** None on a public route: no token is read there, and one that is sent is ignored. */
+  caller: O['access'] extends 'public' ? undefined : Caller;
   params: Infer<O['params']>;
   query: Infer<O['query']>;
   body: Infer<O['body']>;
@@ -109,14 +110,18 @@ const problemErrors = (): MiddlewareObj<Event, Result> => ({
   },
 });
 
-/** One structured line per request: method, path, status, duration, DynamoDB requests and capacity. */
-const accessLog = (): MiddlewareObj<Event, Result> => {
+/**
+ * One structured line per request: method, path, status, duration, DynamoDB requests and
+ * capacity. A public route logs its route key instead of its path: a share link's path holds
+ * its token, which no log may record (docs/api.md: Share links).
+ */
+const accessLog = (publicRoute: boolean): MiddlewareObj<Event, Result> => {
   // Keyed by event: the local runtime runs concurrent requests through one handler instance.
   const started = new WeakMap<Event, number>();
   const log = ({ event, response }: { event: Event; response: Result | undefined | null }) => {
     logger.info('request', {
       method: event.requestContext.http.method,
-      path: event.rawPath,
+      path: publicRoute ? event.requestContext.routeKey : event.rawPath,
       status: response?.statusCode,
       durationMs: Math.round(performance.now() - (started.get(event) ?? performance.now())),
       dynamodb: currentMetrics(),
@@ -146,7 +151,7 @@ export function endpoint<O extends JsonOperation>(
   const stack = middy<Event, Result>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(correlationKeys())
-    .use(accessLog())
+    .use(accessLog(operation.access === 'public'))
     .use(problemErrors())
     .use(
       requestGuards({
@@ -166,7 +171,7 @@ export function endpoint<O extends JsonOperation>(
     }
   });
   async function answer(event: Event): Promise<Result> {
-    const caller = await requestCaller(event);
+    const caller = (operation.access === 'public' ? undefined : await requestCaller(event)) as EndpointRequest<O>['caller'];
     const input = validateInput(operation, { params: event.pathParameters, query: event.queryStringParameters, body: event.body });
     const headers = event.headers ?? {};
     const version = (input.body as { version?: number } | undefined)?.version;

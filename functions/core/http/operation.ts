@@ -8,7 +8,17 @@ import type * as z from 'zod/mini';
 import type { ProblemKind } from '../errors';
 import type { ResourceName, Role } from '../resources';
 
-export type Tag = 'Repositories' | 'Members' | 'Folders' | 'Documents' | 'Uploads' | 'Trash' | 'Revisions' | 'Changes' | 'Documentation';
+export type Tag =
+  | 'Repositories'
+  | 'Members'
+  | 'Folders'
+  | 'Documents'
+  | 'Uploads'
+  | 'Trash'
+  | 'Revisions'
+  | 'Changes'
+  | 'Links'
+  | 'Documentation';
 
 /** Errors an endpoint's own logic raises (and what each means there). */
 export type DomainProblem = Exclude<
@@ -87,6 +97,9 @@ export interface Scene {
   upload: string;
   /** The same, with its bytes sent (so it can be completed). */
   sentUpload: string;
+  /** A share link of `document`, made by the repository's owner, without a password, and its token. */
+  link: string;
+  linkToken: string;
   unique: string;
 }
 
@@ -125,6 +138,11 @@ export interface Operation {
   ifMatch?: boolean;
   success: JsonSuccess | DocumentSuccess | ContentSuccess;
   errors?: Partial<Record<DomainProblem, string>>;
+  /**
+   * A share link's public route: every answer carries `Cache-Control: private, no-store` and
+   * `Referrer-Policy: no-referrer` (functions/links/public.ts), and a 401 `WWW-Authenticate: Link-Password`.
+   */
+  linkAnswers?: true;
   /** A path parameter that is not an id: its allowed values (the docs asset names). */
   pathParameter?: { name: string; description: string; enum: readonly string[] };
 }

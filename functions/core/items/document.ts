@@ -160,6 +160,22 @@ export function readDocumentContent(caller: Caller, id: string): Promise<{ docum
   });
 }
 
+/**
+ * A document as a share link reads it (./link.ts): the keys to read, in the link's own
+ * BatchGetItem (with its inline content when `content`), and the live document among what was
+ * read (none: missing, or in the trash), with its file's object.
+ */
+export const sharedDocumentKeys = (id: string, options: { content: boolean }): Key[] =>
+  options.content ? [documentKey(id), currentContentKey(id)] : [documentKey(id)];
+export function liveDocumentIn(lookup: Lookup, id: string): { document: Document; objectKey?: string } | undefined {
+  const stored = lookup(documentKey(id)) as (Item & StoredDocument) | undefined;
+  if (!stored || stored.trash) return undefined;
+  return { document: documentOf(stored, lookup), ...(stored.objectKey ? { objectKey: stored.objectKey } : {}) };
+}
+/** A transaction step: the document exists and is not in the trash (a share link is made only for such). */
+export const documentIsLive = (id: string): TransactItem =>
+  check(documentKey(id), { expression: 'attribute_exists(PK) AND attribute_not_exists(#trash)', names: { '#trash': 'trash' } });
+
 const changeOf = (type: ChangeType, document: Document, at: string, caller: Caller, previousFolderId?: string) => ({
   type,
   kind: 'document' as const,

@@ -6,6 +6,7 @@
  *   REPO#<repoId>        TRASH#<deletedAt>#<itemId>   trash record (listed newest first)
  *   REPO#<repoId>        UPLOAD#<uploadId>            upload session (./upload.ts)
  *   REPO#<repoId>        USAGE                        the repository's storage usage (`bytes`), against its quota
+ *   REPO#<repoId>        LINK#<linkId>                a share link's entry: the repository's links, newest first (./link.ts)
  *   ACL#<repoId>#<nn>    ACL                          roles of the members whose home bucket is nn or one of the ACL_LANES - 1 before it
  *   USER#<userId>        REPO#<nameKey>\x01<repoId>   membership (the user's repositories, by name)
  *   USER#<userId>        PROFILE                      how many repositories the user is in
@@ -15,6 +16,7 @@
  *   DOC#<docId>          DOC                          document (storage, size, sha256, keptBytes, objectKey…; its text while it fits 4 KB)
  *   DOC#<docId>          REV#<version>                revision: a version's metadata (10 digits, so versions sort as numbers)
  *   DOC#<docId>          CONTENT#<version>            the content a version set ({content} or {objectKey}) when not in DOC (./document.ts)
+ *   DOC#<docId>          LINK#<linkId>                a share link (./link.ts): the document's links, newest first; purged with the document
  *   FEED#<repoId>        P#<at>#<uuid>                change written by a request, not yet in the feed
  *   FEED#<repoId>        S#<seq>                      change in the feed (12 digits)
  *   FEED#<repoId>        SEQ                          the feed's last sequence number
@@ -105,6 +107,13 @@ export const uploadKey = (repositoryId: string, uploadId: string): Key => ({
   PK: repositoryPartition(repositoryId),
   SK: `${UPLOAD_PREFIX}${uploadId}`,
 });
+/** A share link, in its document's partition: purged with the document, and read with it in one BatchGetItem. */
+export const linkKey = (documentId: string, linkId: string): Key => ({ PK: documentPartition(documentId), SK: `${LINK_PREFIX}${linkId}` });
+/** A share link's entry in its repository: lists the repository's links, and finds a link by its id (which names the repository). */
+export const linkEntryKey = (repositoryId: string, linkId: string): Key => ({
+  PK: repositoryPartition(repositoryId),
+  SK: `${LINK_PREFIX}${linkId}`,
+});
 /** A membership key, from the sort key the member item keeps (`listingKey`). */
 export const membershipKeyOfSortKey = (userId: string, sortKey: string): Key => ({ PK: userPartition(userId), SK: sortKey });
 export const profileKey = (userId: string): Key => ({ PK: userPartition(userId), SK: ITEM_SORT_KEY.profile });
@@ -120,6 +129,7 @@ export const TRASH_PREFIX = 'TRASH#';
 export const UPLOAD_PREFIX = 'UPLOAD#';
 export const REVISION_PREFIX = 'REV#';
 export const CONTENT_PREFIX = 'CONTENT#';
+export const LINK_PREFIX = 'LINK#';
 /** The highest version a revision key holds (10 digits). */
 export const MAX_REVISION = 9_999_999_999;
 export const MEMBERSHIP_PREFIX = 'REPO#';
@@ -240,3 +250,4 @@ export const isTaskKey = ({ PK }: Key) => PK.startsWith(PARTITION.task);
 export const isTrashKey = ({ PK, SK }: Key) => PK.startsWith(PARTITION.repository) && SK.startsWith(TRASH_PREFIX);
 export const isDocumentKey = ({ SK }: Key) => SK === ITEM_SORT_KEY.document;
 export const isUploadKey = ({ PK, SK }: Key) => PK.startsWith(PARTITION.repository) && SK.startsWith(UPLOAD_PREFIX);
+export const isLinkKey = ({ PK, SK }: Key) => PK.startsWith(PARTITION.document) && SK.startsWith(LINK_PREFIX);

@@ -29,7 +29,7 @@ const safetyHeaders = (name: string) => ({
   'Cache-Control': 'no-store',
 });
 
-interface Served {
+export interface Served {
   name: string;
   contentType: string;
   version: number;
@@ -39,7 +39,8 @@ interface Served {
   objectKey?: string;
 }
 
-async function contentAnswer({ name, contentType, version, content, objectKey }: Served): Promise<Result> {
+/** The answer with a document's (or revision's) content: its bytes, or a 302 to its file (also a share link's: ../items/link.ts). */
+export async function contentAnswer({ name, contentType, version, content, objectKey }: Served): Promise<Result> {
   if (objectKey === undefined) {
     return {
       statusCode: 200,

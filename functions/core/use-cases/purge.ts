@@ -7,7 +7,8 @@
  * The deletes themselves are permanent, a page at a time, from the first page each time (what a
  * step deletes is gone for the next), so a step done twice deletes nothing twice that anyone
  * could see. A document's bytes go first (every object and upload under its prefix in the
- * bucket: ../files/objects.ts), then its revisions and contents by BatchWriteItem (half the cost
+ * bucket: ../files/objects.ts), then its revisions, contents and share links (with their entries
+ * in the repository) by BatchWriteItem (half the cost
  * of a transaction), and the document item last, in the step's transaction, together with the
  * release of its `keptBytes` from the repository's usage: the document item is the record that
  * the release is still due, so it is released exactly once, whoever purges the document and
@@ -51,6 +52,7 @@ import {
   trashDeletedBy,
   usageKey,
 } from '../items/keys';
+import { linkCompanionKeys } from '../items/link';
 import { ACCESS_STEP, explainAccess, roleCheck } from '../items/role';
 import { newTask, type TaskStep } from '../items/task';
 import {
@@ -228,13 +230,16 @@ export const purgeDocument: TaskStep<'purge-document'> = async (task) => {
   }
   const { items, complete } = await readDocumentItems(documentId, 100);
   if (!complete) {
-    await deleteItems(items.filter((item) => !isDocumentItem(item)).map(keyOf));
+    await deleteItems(items.filter((item) => !isDocumentItem(item)).flatMap(itemAndCompanions));
     return { next: { phase: 'items' } };
   }
   // The bytes went in the first phase: nothing can add any to a document being purged.
   const writes = await purgeDocuments(repositoryId, [{ step: 'document', id: documentId, items }], { bytesGone: true });
   return { writes, next: 'done' };
 };
+
+/** An item of a document's partition, and what it leaves elsewhere: a share link's entry in its repository. */
+const itemAndCompanions = (item: Item) => [keyOf(item), ...linkCompanionKeys(item)];
 
 /**
  * Documents whose every item is read (`items`): their bytes deleted from the bucket (unless
@@ -253,7 +258,7 @@ async function purgeDocuments(
 ): Promise<Record<string, TransactItem>> {
   if (documents.length === 0) return {};
   if (!options.bytesGone) await Promise.all(documents.map(({ id }) => deleteEverythingUnder(documentObjectsPrefix(repositoryId, id))));
-  await deleteItems(documents.flatMap(({ items }) => items.filter((item) => !isDocumentItem(item)).map(keyOf)));
+  await deleteItems(documents.flatMap(({ items }) => items.filter((item) => !isDocumentItem(item)).flatMap(itemAndCompanions)));
   const writes: Record<string, TransactItem> = {};
   let released = 0;
   for (const { step, items } of documents) {

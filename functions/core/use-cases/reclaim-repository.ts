@@ -1,7 +1,7 @@
 /**
  * A deleted repository reclaimed in the background (DELETE /{id}: ../items/repository.ts): its
  * folders (purged from the root, as ./purge.ts purges a subtree), its members and their
- * memberships, its trash, its upload sessions, its bytes in the bucket, its usage, its feed, a
+ * memberships, its trash, its share links, its upload sessions, its bytes in the bucket, its usage, its feed, a
  * page at a time.
  */
 
@@ -10,7 +10,18 @@ import { deleteItems, getItems, type Item, remove, type TransactItem } from '../
 import { itemExists } from '../db/conditions';
 import { prefixRange, queryPage, readRange } from '../db/queries';
 import { deleteEverythingUnder } from '../files/objects';
-import { feedPartition, keyOf, MEMBER_PREFIX, memberKey, repositoryPartition, TRASH_PREFIX, UPLOAD_PREFIX, usageKey } from '../items/keys';
+import {
+  feedPartition,
+  keyOf,
+  LINK_PREFIX,
+  linkKey,
+  MEMBER_PREFIX,
+  memberKey,
+  repositoryPartition,
+  TRASH_PREFIX,
+  UPLOAD_PREFIX,
+  usageKey,
+} from '../items/keys';
 import { leaveRepositoryStep, removeMembership } from '../items/membership';
 import { newTask, type TaskStep } from '../items/task';
 import { closeForPurge, markAsPurging, type StoredTrashItem, trashedItemKey } from '../items/trash';
@@ -55,7 +66,7 @@ export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) =>
       // stops its own trash task), unless it already is; no change is recorded: the feed goes too.
       const records = (await readRange(repositoryPartition(repositoryId), { ...prefixRange(TRASH_PREFIX), limit: PAGE })) as (Item &
         StoredTrashItem)[];
-      if (records.length === 0) return { next: { phase: 'uploads' } };
+      if (records.length === 0) return { next: { phase: 'links' } };
       const lookup = await getItems(records.map(trashedItemKey));
       const writes: Record<string, TransactItem> = {};
       records.forEach((record, i) => {
@@ -71,6 +82,13 @@ export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) =>
         );
       });
       return { writes, next: { phase: 'trash' } };
+    }
+    case 'links': {
+      // Share links' entries, and their links: a document's purge removes both, so these are
+      // only what a purge has not reached yet (deleting an item twice is harmless).
+      const entries = await readRange(repositoryPartition(repositoryId), { ...prefixRange(LINK_PREFIX), limit: 50 });
+      await deleteItems(entries.flatMap((entry) => [keyOf(entry), linkKey(entry.documentId as string, entry.id as string)]));
+      return { next: { phase: entries.length === 0 ? 'uploads' : 'links' } };
     }
     case 'uploads': {
       // Upload sessions: their multipart uploads are aborted with the rest of the bytes, next.
