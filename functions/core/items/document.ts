@@ -161,16 +161,24 @@ export function readDocumentContent(caller: Caller, id: string): Promise<{ docum
 }
 
 /**
- * A document as a share link reads it (./link.ts): the keys to read, in the link's own
- * BatchGetItem (with its inline content when `content`), and the live document among what was
- * read (none: missing, or in the trash), with its file's object.
+ * A document as a share link reads it (./link.ts): its item, read in the link's own
+ * BatchGetItem; the live document among what was read (none: missing, or in the trash); then,
+ * once the link is known good, the resource (with its text when `content`: one read more for
+ * large text, as `GET /document/{id}/content`) and its file's object.
  */
-export const sharedDocumentKeys = (id: string, options: { content: boolean }): Key[] =>
-  options.content ? [documentKey(id), currentContentKey(id)] : [documentKey(id)];
-export function liveDocumentIn(lookup: Lookup, id: string): { document: Document; objectKey?: string } | undefined {
+export const sharedDocumentKeys = (id: string): Key[] => [documentKey(id)];
+export function liveDocumentIn(lookup: Lookup, id: string): StoredDocument | undefined {
   const stored = lookup(documentKey(id)) as (Item & StoredDocument) | undefined;
-  if (!stored || stored.trash) return undefined;
-  return { document: documentOf(stored, lookup), ...(stored.objectKey ? { objectKey: stored.objectKey } : {}) };
+  return stored && !stored.trash ? stored : undefined;
+}
+export async function sharedDocumentOf(
+  stored: StoredDocument,
+  lookup: Lookup,
+  options: { content: boolean },
+): Promise<{ document: Document; objectKey?: string }> {
+  const { content: _, ...metadata } = resourceOf<Document>(stored as Item);
+  const document = options.content ? await documentWithContent(stored, lookup) : metadata;
+  return { document, ...(stored.objectKey ? { objectKey: stored.objectKey } : {}) };
 }
 /** A transaction step: the document exists and is not in the trash (a share link is made only for such). */
 export const documentIsLive = (id: string): TransactItem =>

@@ -24,7 +24,7 @@ import { hashPassword, type PasswordHash, passwordMatches } from '../passwords';
 import type { PageQuery } from '../requests';
 import type { Caller, Document, Link, Page } from '../resources';
 import { recordChange } from './change';
-import { documentIsLive, liveDocumentIn, readDocument, sharedDocumentKeys } from './document';
+import { documentIsLive, liveDocumentIn, readDocument, sharedDocumentKeys, sharedDocumentOf } from './document';
 import { aclKey, documentPartition, LINK_PREFIX, linkEntryKey, linkKey, repositoryKey, repositoryPartition } from './keys';
 import { ACCESS_STEP, authorized, explainAccess, readWithRole, roleCheck as roleCheckFor, roleInBucket } from './role';
 
@@ -223,7 +223,7 @@ const challenge = { headers: { 'WWW-Authenticate': 'Link-Password' } };
 
 /**
  * The document a token opens, as of now: one BatchGetItem (the link, the document, with its
- * inline content when `content`, and the repository), then at most one write: `lastUsedAt`
+ * text while it fits the item, and the repository; large text is one read more), then at most one write: `lastUsedAt`
  * (at most once a minute), or, for a password, the claim of one check in the lock's window.
  * A right password gives its claim back (a second write, which also sets `lastUsedAt`).
  */
@@ -235,7 +235,7 @@ export async function openLink(
   const named = parseToken(token);
   if (!named) throw linkNotFound();
   const key = linkKey(named.documentId, named.linkId);
-  const lookup = await getItems([key, repositoryKey(named.repositoryId), ...sharedDocumentKeys(named.documentId, options)]);
+  const lookup = await getItems([key, repositoryKey(named.repositoryId), ...sharedDocumentKeys(named.documentId)]);
   const stored = lookup(key) as (Item & StoredLink) | undefined;
   const at = Date.now();
   const live = liveDocumentIn(lookup, named.documentId);
@@ -251,7 +251,7 @@ export async function openLink(
   if (stored.lock && stored.lock.until > at && stored.lock.tries >= LOCK_TRIES) throw locked(stored.lock.until, at);
   if (!stored.password) {
     await touch(stored, at);
-    return live;
+    return sharedDocumentOf(live, lookup, options);
   }
   if (password === undefined)
     throw new HttpError('link-password-required', 'This link needs its password: send it in `Link-Password`.', challenge);
@@ -260,7 +260,7 @@ export async function openLink(
     throw new HttpError('link-password-wrong', 'The password is wrong.', challenge);
   }
   await giveBack(stored, window, at);
-  return live;
+  return sharedDocumentOf(live, lookup, options);
 }
 
 function sameHash(stored: string, computed: string): boolean {
