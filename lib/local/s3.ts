@@ -9,7 +9,8 @@
  * - IAM: the local runtime's own key may do anything; each function signs with a key of its own
  *   (`credentialsOf`) and may do only what its route declares (`s3ActionsOf`, functions/routes.ts),
  *   on keys under the file prefix, as the stack grants on AWS. A presigned URL carries the
- *   rights of the function that signed it, as on S3.
+ *   rights of the function that signed it, as on S3. A GET or HEAD of a missing key is 403
+ *   AccessDenied unless the caller may list the whole bucket (`refuseMissingKey`), as on S3.
  * - ListParts, ListMultipartUploads and AbortMultipartUpload, which s3rver lacks, are answered
  *   here, and DeleteObjects too: IAM authorizes it key by key, and its body's checksum is checked.
  *   A function may list uploads only under the file prefix (stricter than AWS, where
@@ -84,6 +85,16 @@ const S3Error = require('@20minutes/s3rver/lib/models/error') as S3ErrorClass;
 const AWSAccount = require('@20minutes/s3rver/lib/models/account') as AccountClass;
 const S3Object = require('@20minutes/s3rver/lib/models/object') as { ALLOWED_METADATA: readonly string[] };
 
+/**
+ * `s3:ListBucket` on the whole bucket, with no `s3:prefix` condition. No function of the stack
+ * holds it: the route table's `s3:ListBucket` is granted only for the file prefix
+ * (lib/stack/route-function.ts). Holding it is what turns a GET or HEAD of a missing key from 403
+ * into 404 (`refuseMissingKey`); tests plant it through `grantsOf`.
+ */
+export const LIST_WHOLE_BUCKET = 's3:ListBucket on the whole bucket';
+/** An action of the route table (on the file prefix), or ListBucket with no condition. */
+export type S3Grant = S3Action | typeof LIST_WHOLE_BUCKET;
+
 export interface Credentials {
   accessKeyId: string;
   secretAccessKey: string;
@@ -101,7 +112,7 @@ export interface LocalS3Options {
   /** Origins allowed by the bucket's CORS rule; default any (`*`). */
   corsOrigins?: readonly string[];
   /** What a function may do; default: what the route table declares for it. */
-  grantsOf?: (functionName: string) => readonly S3Action[] | undefined;
+  grantsOf?: (functionName: string) => readonly S3Grant[] | undefined;
 }
 
 export interface LocalS3 {
@@ -216,6 +227,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       return true;
     }
     if (!caller.root) authorize(caller.name, grantsOf(caller.name) ?? [], request);
+    if (!caller.root) await refuseMissingKey(grantsOf(caller.name) ?? [], request);
     refuseChecksums(req.headers, request.params);
     register(accessKeyId, caller.name);
 
@@ -237,6 +249,20 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       return true;
     }
     return false;
+  }
+
+  /**
+   * S3 answers a GET or HEAD of a missing key with 404 only to a caller that may list the bucket:
+   * "If you don't have the s3:ListBucket permission, Amazon S3 returns an HTTP status code 403
+   * Access Denied error" (S3 API reference: GetObject, HeadObject). A ListBucket conditioned on
+   * `s3:prefix`, as the stack grants it (lib/stack/route-function.ts), does not apply: the request
+   * carries no prefix, so the condition is false. The root key may do anything: it gets the 404.
+   */
+  async function refuseMissingKey(grants: readonly S3Grant[], request: Classified): Promise<void> {
+    if (request.operation !== 'GetObject' && request.operation !== 'HeadObject') return;
+    if (grants.includes(LIST_WHOLE_BUCKET)) return;
+    const there = await stat(store.getResourcePath(request.bucket, request.key, 'object')).catch(() => undefined);
+    if (!there) throw new S3Refusal('AccessDenied', 'Access Denied', 403);
   }
 
   async function uploadDirOf(request: Classified): Promise<string> {
@@ -618,7 +644,7 @@ const BUCKET_SUBRESOURCES = new Set([
 ]);
 
 /** IAM's answer for a function: its grants, on keys under the file prefix only. */
-function authorize(name: string, grants: readonly S3Action[], request: Classified): void {
+function authorize(name: string, grants: readonly S3Grant[], request: Classified): void {
   const prefix = bucketDefinition.keyPrefix;
   const deny = (action: string) => {
     throw new S3Refusal(
@@ -629,6 +655,7 @@ function authorize(name: string, grants: readonly S3Action[], request: Classifie
   };
   if (request.action === undefined) deny(`s3:${request.operation}`);
   const action = request.action!;
+  if (action === 's3:ListBucket' && grants.includes(LIST_WHOLE_BUCKET)) return;
   if (!grants.includes(action)) deny(action);
   const inPrefix = request.prefix !== undefined ? request.prefix.startsWith(prefix) : request.key.startsWith(prefix);
   if (!inPrefix) deny(action);

@@ -18,6 +18,7 @@ import {
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   ListPartsCommand,
@@ -31,7 +32,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileKeyPrefix, type PresignableCommand, presignedUrl, s3 } from '#core/bucket';
 import { type Route, routes } from '#functions/routes';
 import { runAsFunction, signAsServedFunction } from '#lib/local/permissions';
-import { type LocalS3, startLocalS3 } from '#lib/local/s3';
+import { LIST_WHOLE_BUCKET, type LocalS3, type S3Grant, startLocalS3 } from '#lib/local/s3';
 
 const MiB = 1024 * 1024;
 let dataDir: string;
@@ -464,6 +465,75 @@ describe('each function holds only the S3 actions its route declares', () => {
     });
     // Outside any function the handlers' client has only the environment's credentials, which the bucket does not know.
     await expect(s3().send(new GetObjectCommand({ Bucket: Bucket(), Key }))).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
+  });
+});
+
+describe('a GET or HEAD of a missing key', () => {
+  // Its own emulator, whose functions hold what `grantsOf` says (S3 API reference, GetObject and HeadObject:
+  // 404 only with s3:ListBucket, else 403).
+  const grants: Record<string, readonly S3Grant[]> = {
+    Reader: ['s3:GetObject'],
+    PrefixLister: ['s3:GetObject', 's3:ListBucket'],
+    BucketLister: ['s3:GetObject', LIST_WHOLE_BUCKET],
+  };
+  let strict: LocalS3;
+  let strictDir: string;
+  const present = `${fileKeyPrefix}present.txt`;
+  const missing = `${fileKeyPrefix}missing.txt`;
+  const as = (name: string) =>
+    new S3Client({
+      endpoint: strict.endpoint,
+      forcePathStyle: true,
+      region: strict.region,
+      credentials: name === 'root' ? strict.credentials : strict.credentialsOf(name),
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 1,
+    });
+  /** The status of a GET and a HEAD of `Key` as `name` signs them, and of a GET through a URL it presigned. */
+  const statuses = async (name: string, Key: string) => {
+    const client = as(name);
+    const status = (promise: Promise<{ $metadata: { httpStatusCode?: number } }>) =>
+      promise.then(
+        (answer) => answer.$metadata.httpStatusCode,
+        (error: { $metadata?: { httpStatusCode?: number } }) => error.$metadata?.httpStatusCode,
+      );
+    try {
+      const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: strict.bucket, Key }), { expiresIn: 60 });
+      const presigned = await fetch(url);
+      return {
+        get: await status(client.send(new GetObjectCommand({ Bucket: strict.bucket, Key }))),
+        head: await status(client.send(new HeadObjectCommand({ Bucket: strict.bucket, Key }))),
+        presigned: `${presigned.status} ${await errorCode(presigned)}`,
+      };
+    } finally {
+      client.destroy();
+    }
+  };
+  beforeAll(async () => {
+    strictDir = await mkdtemp(join(tmpdir(), 'local-s3-missing-'));
+    strict = await startLocalS3({ dataDir: strictDir, port: 0, grantsOf: (name) => grants[name] });
+    const root = as('root');
+    await root.send(new PutObjectCommand({ Bucket: strict.bucket, Key: present, Body: 'here' }));
+    root.destroy();
+  });
+  afterAll(async () => {
+    await strict?.stop();
+    await rm(strictDir, { recursive: true, force: true });
+  });
+
+  it('is 403 AccessDenied to a caller without s3:ListBucket, requests and presigned URLs alike; a key that is there is 200', async () => {
+    expect(await statuses('Reader', missing)).toEqual({ get: 403, head: 403, presigned: '403 AccessDenied' });
+    expect(await statuses('Reader', present)).toEqual({ get: 200, head: 200, presigned: '200 undefined' });
+  });
+
+  it('is 403 too with s3:ListBucket conditioned on s3:prefix, as the stack grants it: a GET carries no prefix', async () => {
+    expect(await statuses('PrefixLister', missing)).toEqual({ get: 403, head: 403, presigned: '403 AccessDenied' });
+  });
+
+  it('is 404 with s3:ListBucket on the whole bucket, and to the root key', async () => {
+    expect(await statuses('BucketLister', missing)).toEqual({ get: 404, head: 404, presigned: '404 NoSuchKey' });
+    expect(await statuses('root', missing)).toEqual({ get: 404, head: 404, presigned: '404 NoSuchKey' });
   });
 });
 

@@ -90,12 +90,20 @@ export async function receivedParts(upload: StoredUpload): Promise<{ number: num
   return size === undefined || upload.s3UploadId ? [] : [{ number: 1, size }];
 }
 
-/** An object's size, or undefined when it is not there. */
+/**
+ * An object's size, or undefined when it is not there. S3 answers a HEAD of a missing key with
+ * 404 only to a caller that holds `s3:ListBucket` on the bucket, and with 403 to everyone else
+ * (S3 API reference, HeadObject). No function here holds a ListBucket that applies: the routes
+ * hold none, and the worker's and sweeper's is conditioned on `s3:prefix`, which a HEAD does not
+ * carry (lib/stack/route-function.ts). So 403 means "not there" too. (A function that lacked
+ * `s3:GetObject` itself would find every object missing: the upload tests, which read objects
+ * that are there, fail then.)
+ */
 export async function objectSize(key: string): Promise<number | undefined> {
   try {
     return (await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }))).ContentLength;
   } catch (error) {
-    if (isNamed(error, 'NotFound') || isNamed(error, 'NoSuchKey')) return undefined;
+    if (isNamed(error, 'NotFound') || isNamed(error, 'NoSuchKey') || statusOf(error) === 403) return undefined;
     throw error;
   }
 }
@@ -122,6 +130,8 @@ export async function abortQuietly(key: string, uploadId: string): Promise<void>
     if (!isNamed(error, 'NoSuchUpload')) throw error;
   }
 }
+
+const statusOf = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
 
 const isNamed = (error: unknown, name: string) =>
   typeof error === 'object' && error !== null && ((error as { name?: string }).name === name || (error as { Code?: string }).Code === name);
