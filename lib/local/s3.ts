@@ -11,6 +11,7 @@
  *   on keys under the file prefix, as the stack grants on AWS. A presigned URL carries the
  *   rights of the function that signed it, as on S3. A GET or HEAD of a missing key is 403
  *   AccessDenied unless the caller may list the whole bucket (`refuseMissingKey`), as on S3.
+ * - CORS: exactly the deployed bucket's rules (./bucket-cors.ts), preflights answered as S3 does.
  * - ListParts, ListMultipartUploads and AbortMultipartUpload, which s3rver lacks, are answered
  *   here, and DeleteObjects too: IAM authorizes it key by key, and its body's checksum is checked.
  *   A function may list uploads only under the file prefix (stricter than AWS, where
@@ -35,7 +36,8 @@ import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import type { S3Event, S3EventRecord } from 'aws-lambda';
 import { allFunctions, type S3Action, s3ActionsOf } from '#functions/routes';
-import { bucketDefinition, defaultBucketName } from '#lib/bucket';
+import { bucketDefinition, corsRules, defaultBucketName } from '#lib/bucket';
+import { answerPreflight, corsXml, deployedCorsRules } from './bucket-cors';
 import { queryParameters, S3Refusal, verifySignature } from './s3-signature';
 import { readOrCreateOnce } from './write-once';
 
@@ -109,7 +111,11 @@ export interface LocalS3Options {
   host?: string;
   /** The bucket made at start; default `documents-files`. */
   bucket?: string;
-  /** Origins allowed by the bucket's CORS rule; default any (`*`). */
+  /**
+   * The browser origins of the bucket's CORS rule (`corsOrigins` of a deployment environment);
+   * default: those of the environment the local service stands for (./bucket-cors.ts), so the
+   * local bucket has exactly the deployed bucket's rules.
+   */
   corsOrigins?: readonly string[];
   /** What a function may do; default: what the route table declares for it. */
   grantsOf?: (functionName: string) => readonly S3Grant[] | undefined;
@@ -165,6 +171,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   const rootSecret = await readRootSecret(opts.dataDir);
   const secretOfFunction = (name: string) => functionSecret(rootSecret, name);
   const grantsOf = opts.grantsOf ?? declaredGrants;
+  const cors = opts.corsOrigins ? corsRules(opts.corsOrigins) : deployedCorsRules();
 
   const app = new S3rver({
     silent: true,
@@ -172,7 +179,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
     // This front checks every signature (./s3-signature.ts); s3rver's own check mis-verifies some.
     allowMismatchedSignatures: true,
     vhostBuckets: false,
-    configureBuckets: [{ name: bucket, configs: [corsXml(opts.corsOrigins ?? ['*'])] }],
+    configureBuckets: [{ name: bucket, configs: cors.length > 0 ? [corsXml(cors, S3_NAMESPACE)] : [] }],
   });
   const store = app.store;
   const uploadsDir = (name: string) => store.getResourcePath(name, undefined, 'uploads');
@@ -216,7 +223,10 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   /** Verifies and authorizes; answers ListParts and AbortMultipartUpload itself. True: answered. */
   async function front(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     // A CORS preflight carries no signature, on S3 too.
-    if (req.method === 'OPTIONS') return false;
+    if (req.method === 'OPTIONS') {
+      answerPreflight(req, res, cors);
+      return true;
+    }
     const url = req.url ?? '/';
     const accessKeyId = verifySignature({ method: req.method ?? 'GET', url, headers: req.headers }, (id) => identityOf(id)?.secret);
     if (accessKeyId === undefined) throw new S3Refusal('AccessDenied', 'Access Denied', 403);
@@ -773,19 +783,6 @@ async function writeAtomically(path: string, data: string): Promise<void> {
   const partial = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   await writeFile(partial, data);
   await rename(partial, path);
-}
-
-function corsXml(origins: readonly string[]): string {
-  const { cors } = bucketDefinition;
-  return [
-    `<CORSConfiguration xmlns="${S3_NAMESPACE}"><CORSRule>`,
-    ...origins.map((origin) => `<AllowedOrigin>${escapeXml(origin)}</AllowedOrigin>`),
-    ...cors.allowedMethods.map((method) => `<AllowedMethod>${method}</AllowedMethod>`),
-    ...cors.allowedHeaders.map((name) => `<AllowedHeader>${name}</AllowedHeader>`),
-    ...cors.exposedHeaders.map((name) => `<ExposeHeader>${name}</ExposeHeader>`),
-    `<MaxAgeSeconds>${cors.maxAgeSeconds}</MaxAgeSeconds>`,
-    '</CORSRule></CORSConfiguration>',
-  ].join('');
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {

@@ -20,7 +20,7 @@
 import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { bucketDefinition } from '#lib/bucket';
+import { bucketDefinition, corsRules } from '#lib/bucket';
 
 export interface FileBucketProps {
   /** Browser origins that may use presigned URLs (`corsOrigins`); [] for none. */
@@ -39,7 +39,6 @@ export class FileBucket extends Construct {
 
   constructor(scope: Construct, id: string, props: FileBucketProps) {
     super(scope, id);
-    const { cors } = bucketDefinition;
     const privateBucket = {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
@@ -73,19 +72,14 @@ export class FileBucket extends Construct {
           abortIncompleteMultipartUploadAfter: Duration.days(bucketDefinition.abortIncompleteMultipartUploadDays),
         },
       ],
-      ...(props.corsOrigins.length > 0
-        ? {
-            cors: [
-              {
-                allowedOrigins: [...props.corsOrigins],
-                allowedMethods: cors.allowedMethods.map((method) => HttpMethods[method]),
-                allowedHeaders: [...cors.allowedHeaders],
-                exposedHeaders: [...cors.exposedHeaders],
-                maxAge: cors.maxAgeSeconds,
-              },
-            ],
-          }
-        : {}),
+      // The same rules the local emulator configures (lib/bucket.ts); none when there are no origins.
+      cors: corsRules(props.corsOrigins).map((rule) => ({
+        allowedOrigins: [...rule.allowedOrigins],
+        allowedMethods: rule.allowedMethods.map((method) => HttpMethods[method]),
+        allowedHeaders: [...rule.allowedHeaders],
+        exposedHeaders: [...rule.exposedHeaders],
+        maxAge: rule.maxAgeSeconds,
+      })),
     });
     // Object Created events go to EventBridge, where a rule invokes the upload finaliser
     // (lib/stack/documents-stack.ts). Set on the bucket resource itself: the L2 property would

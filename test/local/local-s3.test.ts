@@ -17,6 +17,7 @@ import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
+  GetBucketCorsCommand,
   GetObjectCommand,
   HeadObjectCommand,
   ListMultipartUploadsCommand,
@@ -27,12 +28,15 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { S3Event } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileKeyPrefix, type PresignableCommand, presignedUrl, s3 } from '#core/bucket';
 import { type Route, routes } from '#functions/routes';
 import { runAsFunction, signAsServedFunction } from '#lib/local/permissions';
 import { LIST_WHOLE_BUCKET, type LocalS3, type S3Grant, startLocalS3 } from '#lib/local/s3';
+import { buildApp, projectContext } from '#lib/stack/app';
+import { testTemplate } from '#test/support/stack';
 
 const MiB = 1024 * 1024;
 let dataDir: string;
@@ -173,18 +177,108 @@ describe('presigned URLs', () => {
       expect(await res.text()).toBe('%PDF-1.7');
     }
   });
+});
 
-  it('answer a CORS preflight for a browser PUT', async () => {
-    const res = await fetch(`${local.endpoint}/${Bucket()}/${key('cors.bin')}`, {
+describe('CORS, exactly the deployed bucket’s (lib/bucket.ts corsRules, the stack’s and the emulator’s one source)', () => {
+  const app = 'https://app.example.com';
+  const preflight = (endpoint: string, Key: string, origin: string, method = 'PUT', headers = 'content-type') =>
+    fetch(`${endpoint}/${Bucket()}/${Key}`, {
       method: 'OPTIONS',
-      headers: {
-        origin: 'http://localhost:5173',
-        'access-control-request-method': 'PUT',
-        'access-control-request-headers': 'content-type',
-      },
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
     });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('access-control-allow-methods')).toContain('PUT');
+  /** The rules as GetBucketCors reads them from an emulator, in the stack's terms. */
+  const emulatorRules = async (emulator: LocalS3) => {
+    const client = new S3Client({
+      endpoint: emulator.endpoint,
+      forcePathStyle: true,
+      region: emulator.region,
+      credentials: emulator.credentials,
+    });
+    try {
+      const { CORSRules = [] } = await client.send(new GetBucketCorsCommand({ Bucket: emulator.bucket })).catch((error: Error) => {
+        if (error.name === 'NoSuchCORSConfiguration') return { CORSRules: [] };
+        throw error;
+      });
+      return CORSRules.map((rule) => ({
+        AllowedOrigins: rule.AllowedOrigins,
+        AllowedMethods: rule.AllowedMethods,
+        AllowedHeaders: rule.AllowedHeaders,
+        ExposedHeaders: rule.ExposeHeaders,
+        MaxAge: rule.MaxAgeSeconds,
+      }));
+    } finally {
+      client.destroy();
+    }
+  };
+  /** The rules of the file bucket in a template the stack synthesizes. */
+  const templateRules = (template: Template) => {
+    const buckets = Object.values(template.findResources('AWS::S3::Bucket')) as {
+      Properties: { CorsConfiguration?: { CorsRules: unknown[] }; LifecycleConfiguration?: unknown };
+    }[];
+    const files = buckets.filter((bucket) => JSON.stringify(bucket.Properties.LifecycleConfiguration ?? '').includes('AbortIncomplete'));
+    expect(files).toHaveLength(1);
+    return files[0]!.Properties.CorsConfiguration?.CorsRules ?? [];
+  };
+
+  it('has the rules the stack synthesizes for the same origins', async () => {
+    const corsOrigins = [app, 'https://admin.example.com'];
+    const dir = await mkdtemp(join(tmpdir(), 'local-s3-cors-'));
+    const emulator = await startLocalS3({ dataDir: dir, port: 0, corsOrigins });
+    try {
+      const rules = await emulatorRules(emulator);
+      expect(rules).toHaveLength(1);
+      expect(rules).toEqual(templateRules(testTemplate({ corsOrigins })));
+    } finally {
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('by default has the rules the stack synthesizes for the environment the local service stands for (cdk.json, dev: none, so every preflight is refused)', async () => {
+    const dev = buildApp({ context: { ...projectContext(), env: 'dev', 'aws:cdk:bundling-stacks': [] } });
+    expect(await emulatorRules(local)).toEqual(templateRules(Template.fromStack(dev.stack)));
+    const res = await preflight(local.endpoint, key('cors.bin'), 'http://localhost:5173');
+    expect(res.status).toBe(403);
+    expect(await errorCode(res)).toBe('CORSResponse');
+  }, 120_000);
+
+  it('allows a configured origin only, for the methods and headers of the rule, and echoes it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'local-s3-cors-'));
+    const emulator = await startLocalS3({ dataDir: dir, port: 0, corsOrigins: [app] });
+    try {
+      const Key = key('cors.bin');
+      const allowed = await preflight(emulator.endpoint, Key, app);
+      expect(allowed.status).toBe(200);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe(app);
+      expect(allowed.headers.get('access-control-allow-methods')).toBe('GET, HEAD, PUT');
+      expect(allowed.headers.get('access-control-allow-headers')).toBe('content-type');
+      expect(allowed.headers.get('access-control-expose-headers')).toBe('etag, content-range, accept-ranges, content-disposition');
+      expect(allowed.headers.get('access-control-max-age')).toBe('3600');
+      for (const [what, res] of [
+        ['another origin', await preflight(emulator.endpoint, Key, 'https://evil.example.com')],
+        ['a method outside the rule', await preflight(emulator.endpoint, Key, app, 'DELETE')],
+        ['a header outside the rule', await preflight(emulator.endpoint, Key, app, 'PUT', 'content-type, x-custom')],
+      ] as const) {
+        expect(res.status, what).toBe(403);
+        expect(await errorCode(res), what).toBe('CORSResponse');
+      }
+      // A request itself: the allowed origin is named in the answer; another gets no CORS header (the browser then hides the answer).
+      const root = new S3Client({
+        endpoint: emulator.endpoint,
+        forcePathStyle: true,
+        region: emulator.region,
+        credentials: emulator.credentials,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+      });
+      await root.send(new PutObjectCommand({ Bucket: emulator.bucket, Key, Body: 'x' }));
+      const url = await getSignedUrl(root, new GetObjectCommand({ Bucket: emulator.bucket, Key }), { expiresIn: 60 });
+      root.destroy();
+      expect((await fetch(url, { headers: { origin: app } })).headers.get('access-control-allow-origin')).toBe(app);
+      expect((await fetch(url, { headers: { origin: 'https://evil.example.com' } })).headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
