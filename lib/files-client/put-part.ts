@@ -15,15 +15,26 @@ export function bucketAgents(parallel: number) {
 }
 export type BucketAgents = ReturnType<typeof bucketAgents>;
 
-/** The bucket refused the part: `status` and S3's error `code` (e.g. 403 AccessDenied for an expired URL). */
+/** The bucket refused the part: `status`, S3's error `code` and its message (e.g. 403 AccessDenied, "Request has expired"). */
 export class PartRefused extends Error {
   override name = 'PartRefused';
   constructor(
     readonly status: number,
     readonly code: string,
+    readonly detail = '',
   ) {
-    super(`the bucket answered ${status}${code ? ` ${code}` : ''}`);
+    super(`the bucket answered ${status}${code ? ` ${code}` : ''}${detail ? `: ${detail}` : ''}`);
   }
+}
+
+/**
+ * S3's answers to a presigned URL that is no longer good, though nothing else is wrong: its own
+ * `X-Amz-Expires` passed (403 AccessDenied "Request has expired"), or the temporary credentials
+ * that signed it expired first (400 ExpiredToken; S3 user guide, "Sharing objects with presigned
+ * URLs"). The cure is a fresh URL.
+ */
+export function isExpiredUrl(status: number, code: string, detail: string): boolean {
+  return (status === 400 && code === 'ExpiredToken') || (status === 403 && /request has expired/i.test(detail));
 }
 
 /**
@@ -51,8 +62,9 @@ export function putPart(
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           if (status >= 200 && status < 300) return resolve();
-          const code = /<Code>([^<]*)<\/Code>/.exec(Buffer.concat(chunks).toString('utf8'))?.[1] ?? '';
-          reject(new PartRefused(status, code));
+          const text = Buffer.concat(chunks).toString('utf8');
+          const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1] ?? '';
+          reject(new PartRefused(status, code, /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? ''));
         });
       },
     );

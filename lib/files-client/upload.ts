@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError, expectData, type FilesApi, problemOf } from './api';
 import type { Document, PartUrl, Upload } from './paths';
 import { Progress, type ProgressOutput } from './progress';
-import { type BucketAgents, bucketAgents, PartRefused, putPart } from './put-part';
+import { type BucketAgents, bucketAgents, isExpiredUrl, PartRefused, putPart } from './put-part';
 
 export type UploadTarget = { folderId: string; name: string } | { documentId: string };
 
@@ -51,6 +51,8 @@ export const stateFileOf = (file: string) => `${file}.upload.json`;
 const PART_ATTEMPTS = 4;
 /** Answers to `complete` after which the upload is failed (or gone) and cannot be resumed (but a part missing can be sent). */
 const FAILED_FOR_GOOD = [404, 409, 410, 412];
+/** How often one part may find its URL expired and ask for a fresh one before the upload gives up. */
+const EXPIRED_URL_RENEWALS = 10;
 /** A URL this close to its expiry is not used: a part takes time to send. */
 const URL_MARGIN_MS = 60_000;
 
@@ -211,10 +213,11 @@ const getUpload = (api: FilesApi, id: string) => api.GET('/uploads/{id}', { para
 async function sendPart(urls: PartUrls, source: PartSource, upload: Upload, number: number, agents: BucketAgents, progress: Progress) {
   const length = partLength(upload, number);
   const start = upload.partSize * (number - 1);
-  for (let attempt = 1; ; attempt++) {
+  let fresh = false;
+  for (let attempt = 1, renewals = 0; ; ) {
     let sent = 0;
     try {
-      const url = await urls.get(number, attempt > 1);
+      const url = await urls.get(number, fresh);
       await putPart(url, length, () => source(start, length), {
         agents,
         onBytes: (n) => {
@@ -225,18 +228,31 @@ async function sendPart(urls: PartUrls, source: PartSource, upload: Upload, numb
       return;
     } catch (error) {
       progress.add(-sent);
+      fresh = true;
+      // An expired URL (or its signing credentials): ask for fresh URLs and go on, at once; no attempt spent.
+      if (error instanceof PartRefused && isExpiredUrl(error.status, error.code, error.detail) && renewals < EXPIRED_URL_RENEWALS) {
+        renewals++;
+        urls.expired(number);
+        continue;
+      }
       // A 4xx other than a refused URL (403) will not change by trying again.
       const hopeless = error instanceof PartRefused && error.status >= 400 && error.status < 500 && error.status !== 403;
       if (hopeless || attempt >= PART_ATTEMPTS) throw new UploadFailed(`part ${number} of ${upload.name}: ${(error as Error).message}`);
       await sleep(250 * 2 ** attempt);
+      attempt++;
     }
   }
 }
 
-/** URLs of the parts to send: the 201's first 100, then fresh ones 100 at a time as they are needed. */
+/**
+ * URLs of the parts to send: the 201's first 100, then fresh ones 100 at a time as they are
+ * needed. Each remembers the fetch it came from: when one turns out expired, every URL of that
+ * fetch or an earlier one is dropped (signed by the same credentials or older ones, they die too).
+ */
 class PartUrls {
-  private readonly known = new Map<number, PartUrl>();
+  private readonly known = new Map<number, PartUrl & { fetch: number }>();
   private pending: Promise<void> | undefined;
+  private fetches = 0;
 
   constructor(
     private readonly api: FilesApi,
@@ -244,7 +260,14 @@ class PartUrls {
     private readonly missing: number[],
     given: PartUrl[],
   ) {
-    for (const part of given) this.known.set(part.number, part);
+    for (const part of given) this.known.set(part.number, { ...part, fetch: 0 });
+  }
+
+  /** Part `number`'s URL was refused as expired: it and every URL fetched no later go. */
+  expired(number: number): void {
+    const fetch = this.known.get(number)?.fetch;
+    if (fetch === undefined) return;
+    for (const [n, part] of this.known) if (part.fetch <= fetch) this.known.delete(n);
   }
 
   async get(number: number, fresh: boolean): Promise<string> {
@@ -267,7 +290,8 @@ class PartUrls {
     const from = this.missing.indexOf(number);
     const numbers = [number, ...this.missing.slice(from + 1).filter((n) => n !== number)].slice(0, 100);
     const answer = await this.api.POST('/uploads/{id}/parts', { params: { path: { id: this.uploadId } }, body: { numbers } });
-    for (const part of expectData(`POST /uploads/${this.uploadId}/parts`, answer).items) this.known.set(part.number, part);
+    const fetch = ++this.fetches;
+    for (const part of expectData(`POST /uploads/${this.uploadId}/parts`, answer).items) this.known.set(part.number, { ...part, fetch });
   }
 }
 

@@ -38,6 +38,7 @@ import type { S3Event, S3EventRecord } from 'aws-lambda';
 import { allFunctions, type S3Action, s3ActionsOf } from '#functions/routes';
 import { bucketDefinition, corsRules, defaultBucketName } from '#lib/bucket';
 import { answerPreflight, corsXml, deployedCorsRules } from './bucket-cors';
+import { checkSessionToken, type SessionCredentials, Sessions, sessionSecondsFrom, sessionToken } from './s3-sessions';
 import { queryParameters, S3Refusal, verifySignature } from './s3-signature';
 import { readOrCreateOnce } from './write-once';
 
@@ -100,6 +101,9 @@ export type S3Grant = S3Action | typeof LIST_WHOLE_BUCKET;
 export interface Credentials {
   accessKeyId: string;
   secretAccessKey: string;
+  /** Temporary credentials (a function's): the token, and when they stop working. */
+  sessionToken?: string;
+  expiration?: Date;
 }
 
 export interface LocalS3Options {
@@ -117,6 +121,11 @@ export interface LocalS3Options {
    * local bucket has exactly the deployed bucket's rules.
    */
   corsOrigins?: readonly string[];
+  /**
+   * How long a function's session credentials live (`credentialsOf`); default
+   * LOCAL_SESSION_SECONDS, else an hour (./s3-sessions.ts).
+   */
+  sessionSeconds?: number;
   /** What a function may do; default: what the route table declares for it. */
   grantsOf?: (functionName: string) => readonly S3Grant[] | undefined;
 }
@@ -129,8 +138,8 @@ export interface LocalS3 {
   region: string;
   /** The local runtime's own key: every action, on every key. */
   credentials: Credentials;
-  /** What `functionName` signs with here: a key held to its grants. */
-  credentialsOf(functionName: string): Credentials;
+  /** What `functionName` signs with here: temporary credentials held to its grants, renewed before they expire. */
+  credentialsOf(functionName: string): SessionCredentials;
   /** ObjectCreated notifications, as S3 delivers them to a Lambda function. Returns the unsubscribe. */
   onObjectCreated(listener: (event: S3Event) => void): () => void;
   stop(): Promise<void>;
@@ -160,8 +169,15 @@ const functionSecret = (rootSecret: string, name: string) => createHmac('sha256'
  * key an emulator on that folder gives it: `credentialsOf`). For processes that run one function
  * on their own (`npm run invoke`).
  */
-export async function functionCredentials(dataDir: string, name: string): Promise<Credentials> {
-  return { accessKeyId: `${FUNCTION_KEY_PREFIX}${name}`, secretAccessKey: functionSecret(await readRootSecret(dataDir), name) };
+export async function functionCredentials(dataDir: string, name: string): Promise<SessionCredentials> {
+  const rootSecret = await readRootSecret(dataDir);
+  const expiresMs = Date.now() + sessionSecondsFrom(undefined) * 1000;
+  return {
+    accessKeyId: `${FUNCTION_KEY_PREFIX}${name}`,
+    secretAccessKey: functionSecret(rootSecret, name),
+    sessionToken: sessionToken(rootSecret, name, expiresMs),
+    expiration: new Date(expiresMs),
+  };
 }
 
 export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
@@ -170,6 +186,11 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   await mkdir(objectsDir, { recursive: true });
   const rootSecret = await readRootSecret(opts.dataDir);
   const secretOfFunction = (name: string) => functionSecret(rootSecret, name);
+  const sessions = new Sessions(
+    rootSecret,
+    (name) => ({ accessKeyId: `${FUNCTION_KEY_PREFIX}${name}`, secretAccessKey: secretOfFunction(name) }),
+    sessionSecondsFrom(opts.sessionSeconds),
+  );
   const grantsOf = opts.grantsOf ?? declaredGrants;
   const cors = opts.corsOrigins ? corsRules(opts.corsOrigins) : deployedCorsRules();
 
@@ -228,7 +249,15 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       return true;
     }
     const url = req.url ?? '/';
-    const accessKeyId = verifySignature({ method: req.method ?? 'GET', url, headers: req.headers }, (id) => identityOf(id)?.secret);
+    // A function signs with temporary credentials (./s3-sessions.ts): its request, or a URL it
+    // presigned, dies with them. They are resolved first, as S3 must to check anything signed with them.
+    const header = req.headers['x-amz-security-token'];
+    const token = new Map(queryParameters(url)).get('X-Amz-Security-Token') ?? (typeof header === 'string' ? header : undefined);
+    const accessKeyId = verifySignature({ method: req.method ?? 'GET', url, headers: req.headers }, (id) => {
+      const identity = identityOf(id);
+      if (identity && !identity.root) checkSessionToken(rootSecret, identity.name, token);
+      return identity?.secret;
+    });
     if (accessKeyId === undefined) throw new S3Refusal('AccessDenied', 'Access Denied', 403);
     const caller = identityOf(accessKeyId)!;
     const request = classify(req.method ?? 'GET', url, req.headers);
@@ -543,7 +572,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
     bucket,
     region: REGION,
     credentials: { accessKeyId: ROOT_KEY, secretAccessKey: rootSecret },
-    credentialsOf: (name) => ({ accessKeyId: `${FUNCTION_KEY_PREFIX}${name}`, secretAccessKey: secretOfFunction(name) }),
+    credentialsOf: (name) => sessions.of(name),
     onObjectCreated(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

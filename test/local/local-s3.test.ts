@@ -631,6 +631,68 @@ describe('a GET or HEAD of a missing key', () => {
   });
 });
 
+describe('a function’s temporary credentials', () => {
+  // Its own emulator, with sessions of a second: a URL dies with them whatever X-Amz-Expires says.
+  let brief: LocalS3;
+  let briefDir: string;
+  const Key = `${fileKeyPrefix}session.txt`;
+  const as = (credentials: LocalS3['credentials']) =>
+    new S3Client({
+      endpoint: brief.endpoint,
+      forcePathStyle: true,
+      region: brief.region,
+      credentials,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      maxAttempts: 1,
+    });
+  beforeAll(async () => {
+    briefDir = await mkdtemp(join(tmpdir(), 'local-s3-sessions-'));
+    brief = await startLocalS3({ dataDir: briefDir, port: 0, sessionSeconds: 1, grantsOf: () => ['s3:GetObject'] });
+    const root = as(brief.credentials);
+    await root.send(new PutObjectCommand({ Bucket: brief.bucket, Key, Body: 'kept' }));
+    root.destroy();
+  });
+  afterAll(async () => {
+    await brief?.stop();
+    await rm(briefDir, { recursive: true, force: true });
+  });
+
+  it('carry a token and an expiry; once they expire, a URL they signed for an hour is refused with 400 ExpiredToken, and so is a request', async () => {
+    const session = brief.credentialsOf('Reader');
+    expect(session.sessionToken).toBeTruthy();
+    expect(session.expiration.getTime() - Date.now()).toBeLessThanOrEqual(1_000);
+    const client = as(session);
+    const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: brief.bucket, Key }), { expiresIn: 3600 });
+    expect(url).toContain('X-Amz-Security-Token=');
+    expect(await (await fetch(url)).text()).toBe('kept');
+    await new Promise((resolve) => setTimeout(resolve, session.expiration.getTime() - Date.now() + 50));
+    const late = await fetch(url);
+    expect(late.status).toBe(400);
+    expect(await errorCode(late)).toBe('ExpiredToken');
+    await expect(client.send(new GetObjectCommand({ Bucket: brief.bucket, Key }))).rejects.toMatchObject({ name: 'ExpiredToken' });
+    client.destroy();
+    // The function's next credentials are a new session, which works.
+    const renewed = brief.credentialsOf('Reader');
+    expect(renewed.sessionToken).not.toBe(session.sessionToken);
+    const again = as(renewed);
+    expect(await (await again.send(new GetObjectCommand({ Bucket: brief.bucket, Key }))).Body!.transformToString()).toBe('kept');
+    again.destroy();
+  });
+
+  it('are renewed once less than half of them is left, and a function key without its token, or with a forged one, is refused', async () => {
+    const first = brief.credentialsOf('Reader');
+    expect(brief.credentialsOf('Reader')).toBe(first);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(brief.credentialsOf('Reader').sessionToken).not.toBe(first.sessionToken);
+    const { sessionToken: _token, expiration: _expiry, ...withoutToken } = brief.credentialsOf('Reader');
+    for (const credentials of [withoutToken, { ...withoutToken, sessionToken: `${Date.now() + 3_600_000}.forged` }]) {
+      const client = as(credentials);
+      await expect(client.send(new GetObjectCommand({ Bucket: brief.bucket, Key }))).rejects.toMatchObject({ name: 'InvalidToken' });
+      client.destroy();
+    }
+  });
+});
+
 describe('its data', () => {
   it('stays on disk under its data dir across a restart, with the same keys', async () => {
     const Key = key('durable.txt');

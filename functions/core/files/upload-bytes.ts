@@ -16,7 +16,7 @@ import {
   PutObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { bucketName, presignedUrl, s3 } from '../bucket';
+import { bucketName, presign, s3 } from '../bucket';
 import type { StoredUpload } from '../items/upload';
 
 /** A presigned URL for a part lives at most this long (and never past the upload's expiry). */
@@ -43,21 +43,22 @@ export async function joinParts(upload: Pick<StoredUpload, 'objectKey' | 's3Uplo
   }
 }
 
-/** Presigned URLs for the parts named, each living at most an hour and never past the upload's expiry. */
+/**
+ * Presigned URLs for the parts named, each living at most an hour, never past the upload's
+ * expiry, and never past the credentials that sign it (`presign`): `expiresAt` is when it stops.
+ */
 export async function partUrlsOf(upload: StoredUpload, numbers: number[]) {
   const seconds = Math.max(1, Math.min(PART_URL_SECONDS, Math.floor((Date.parse(upload.expiresAt) - Date.now()) / 1_000)));
-  const expiresAt = new Date(Date.now() + seconds * 1_000).toISOString();
   return Promise.all(
-    numbers.map(async (number) => ({
-      number,
-      url: await presignedUrl(
+    numbers.map(async (number) => {
+      const { url, expiresAt } = await presign(
         upload.s3UploadId
           ? new UploadPartCommand({ Bucket: bucketName(), Key: upload.objectKey, UploadId: upload.s3UploadId, PartNumber: number })
           : new PutObjectCommand({ Bucket: bucketName(), Key: upload.objectKey }),
         seconds,
-      ),
-      expiresAt,
-    })),
+      );
+      return { number, url, expiresAt };
+    }),
   );
 }
 
