@@ -6,7 +6,7 @@
  * (`http://127.0.0.1:<port>/<bucket>/<key>`), and each function signs with a key of its own.
  */
 import { type GetObjectCommand, type HeadObjectCommand, type PutObjectCommand, S3Client, type UploadPartCommand } from '@aws-sdk/client-s3';
-import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import type { STSClient } from '@aws-sdk/client-sts';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 
 /**
@@ -117,6 +117,8 @@ async function signingSession(): Promise<{ client: S3Client; expiration: Date | 
   }
   const endpoint = process.env.S3_ENDPOINT || undefined;
   if (!signing || signing.endpoint !== endpoint || signing.expiration.getTime() - Date.now() < SIGNING_RENEW_BEFORE_MS) {
+    // Loaded only where a signing role is configured: most functions never sign a URL.
+    const { AssumeRoleCommand, STSClient } = await import('@aws-sdk/client-sts');
     stsClient ??= new STSClient({ maxAttempts: 3 });
     const name = (process.env.AWS_LAMBDA_FUNCTION_NAME || 'documents').replace(/[^\w+=,.@-]/g, '-').slice(0, 64);
     const { Credentials: session } = await stsClient.send(
