@@ -37,11 +37,13 @@ const mac = (rootSecret: string, name: string, expiresMs: number) =>
 export const sessionToken = (rootSecret: string, name: string, expiresMs: number) => `${expiresMs}.${mac(rootSecret, name, expiresMs)}`;
 
 /**
- * Checks the session token a function's request carries: missing or forged is `400
- * InvalidToken`, past its expiry `400 ExpiredToken` (S3's answers to temporary credentials).
+ * Checks the session token a function's request carries, with S3's answers to temporary
+ * credentials: none is `403 InvalidAccessKeyId` (a temporary key means nothing without its
+ * token), a forged one `400 InvalidToken`, one past its expiry `400 ExpiredToken`.
  */
 export function checkSessionToken(rootSecret: string, name: string, token: string | undefined, now = Date.now()): void {
-  const [expires = '', given = ''] = (token ?? '').split('.');
+  if (!token) throw new S3Refusal('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', 403);
+  const [expires = '', given = ''] = token.split('.');
   const expiresMs = Number(expires);
   const expected = Buffer.from(mac(rootSecret, name, expiresMs));
   const ok = /^\d+$/.test(expires) && Buffer.byteLength(given) === expected.length && timingSafeEqual(Buffer.from(given), expected);
