@@ -54,6 +54,8 @@ export interface Route {
   readonly s3?: readonly S3Action[];
   /** Lists with `nextToken`: only these read the paging-token key (functions/core/paging.ts). */
   readonly pages?: boolean;
+  /** Hands clients presigned URLs: on AWS it signs them as the URL signing role (functions/core/bucket.ts, `presign`). */
+  readonly presigns?: boolean;
   /** No token needed: API Gateway binds no authorizer to it, and the local gateway checks none. */
   readonly public?: boolean;
   /**
@@ -238,6 +240,7 @@ export const routes: readonly Route[] = [
     handler: handlerAt<typeof import('./uploads/start-upload')>('uploads/start-upload'),
     dynamodb: WRITE,
     s3: ['s3:PutObject', 's3:AbortMultipartUpload'],
+    presigns: true,
   },
   {
     name: 'GetUpload',
@@ -254,6 +257,7 @@ export const routes: readonly Route[] = [
     handler: handlerAt<typeof import('./uploads/create-part-urls')>('uploads/create-part-urls'),
     dynamodb: READ,
     s3: ['s3:PutObject'],
+    presigns: true,
   },
   {
     name: 'CompleteUpload',
@@ -302,6 +306,7 @@ export const routes: readonly Route[] = [
     handler: handlerAt<typeof import('./documents/get-document-content')>('documents/get-document-content'),
     dynamodb: READ,
     s3: ['s3:GetObject'],
+    presigns: true,
   },
   {
     name: 'PutDocumentContent',
@@ -402,6 +407,7 @@ export const routes: readonly Route[] = [
     handler: handlerAt<typeof import('./revisions/get-revision-content')>('revisions/get-revision-content'),
     dynamodb: READ,
     s3: ['s3:GetObject'],
+    presigns: true,
   },
   {
     name: 'RestoreRevision',

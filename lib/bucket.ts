@@ -24,5 +24,33 @@ export const bucketDefinition = {
   abortIncompleteMultipartUploadDays: 1,
 } as const;
 
+/** One CORS rule of the bucket, as S3 holds it. */
+export interface CorsRule {
+  readonly allowedOrigins: readonly string[];
+  readonly allowedMethods: readonly ('GET' | 'HEAD' | 'PUT')[];
+  readonly allowedHeaders: readonly string[];
+  readonly exposedHeaders: readonly string[];
+  readonly maxAgeSeconds: number;
+}
+
+/**
+ * The bucket's CORS rules for an environment's browser origins (`corsOrigins`): one rule for
+ * them, or none at all when there are none (a preflight is then refused). The stack
+ * (lib/stack/file-bucket.ts) and the local emulator (lib/local/s3.ts) both configure exactly these.
+ */
+export function corsRules(origins: readonly string[]): readonly CorsRule[] {
+  if (origins.length === 0) return [];
+  const { cors } = bucketDefinition;
+  return [
+    {
+      allowedOrigins: [...origins],
+      allowedMethods: [...cors.allowedMethods],
+      allowedHeaders: [...cors.allowedHeaders],
+      exposedHeaders: [...cors.exposedHeaders],
+      maxAgeSeconds: cors.maxAgeSeconds,
+    },
+  ];
+}
+
 /** The bucket `npm start` makes in its emulator. */
 export const defaultBucketName = 'documents-files';

@@ -14,6 +14,7 @@ import { pipeline } from 'node:stream/promises';
 import { ApiError, expectData, type FilesApi } from './api';
 import type { Document } from './paths';
 import { Progress, type ProgressOutput } from './progress';
+import { isExpiredUrl, PartRefused } from './put-part';
 
 export interface DownloadOptions {
   api: FilesApi;
@@ -39,12 +40,19 @@ export async function downloadDocument(options: DownloadOptions): Promise<{ file
       await fetchInto(api, document, file, output);
       return { file, document };
     } catch (error) {
+      // The URL expired before it was used (its signing credentials, say): ask for a fresh one.
+      if (error instanceof UrlExpired && attempt <= 2) continue;
       // The document may have changed between the two reads: then once more, with its new version.
       if (!(error instanceof ContentMismatch) || attempt > 1) throw error;
       if ((await readDocument(api, documentId)).version === document.version) throw error;
       output.write(`${document.name} changed while it was read: reading it again\n`);
     }
   }
+}
+
+/** The bucket refused the presigned URL as expired: a fresh one will do. */
+class UrlExpired extends ApiError {
+  override name = 'UrlExpired';
 }
 
 async function readDocument(api: FilesApi, id: string): Promise<Document> {
@@ -61,7 +69,13 @@ async function fetchInto(api: FilesApi, document: Document, file: string, output
     const location = response.headers.get('Location');
     if (!location) throw new ApiError(`${what} (302 without Location)`, 302);
     response = await fetch(location); // presigned: no Authorization, which the bucket would refuse
-    if (response.status !== 200) throw new ApiError(`GET of the URL ${what} redirected to`, response.status);
+    if (response.status !== 200) {
+      const text = await response.text();
+      const [code, detail] = [/<Code>([^<]*)<\/Code>/.exec(text)?.[1] ?? '', /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? ''];
+      if (isExpiredUrl(new PartRefused(response.status, code, detail)))
+        throw new UrlExpired(`GET of the URL ${what} redirected to (expired: ${code || detail})`, response.status);
+      throw new ApiError(`GET of the URL ${what} redirected to`, response.status);
+    }
   }
   if (!response.body) throw new ApiError(`${what} (no body)`, response.status);
 

@@ -18,16 +18,31 @@ const URL_MARGIN_MS = 60_000;
 export const partLength = (upload: Pick<Upload, 'size' | 'partSize' | 'partCount'>, number: number) =>
   number < upload.partCount ? upload.partSize : upload.size - upload.partSize * (upload.partCount - 1);
 
-/** The bucket refused the part: `status` and S3's error `code` (e.g. 403 AccessDenied for an expired URL). */
+/** The bucket refused the part: `status`, S3's error `code` and its message (e.g. 403 AccessDenied, "Request has expired"). */
 export class PartRefused extends Error {
   override name = 'PartRefused';
   constructor(
     readonly status: number,
     readonly code: string,
+    readonly detail = '',
   ) {
-    super(`the bucket answered ${status}${code ? ` ${code}` : ''}`);
+    super(`the bucket answered ${status}${code ? ` ${code}` : ''}${detail ? `: ${detail}` : ''}`);
   }
 }
+
+/**
+ * S3's answers to a presigned URL that is no longer good, though nothing else is wrong: its own
+ * `X-Amz-Expires` passed (403 AccessDenied "Request has expired"), or the temporary credentials
+ * that signed it expired first (400 ExpiredToken; S3 user guide, "Sharing objects with presigned
+ * URLs"). The cure is a fresh URL.
+ */
+export function isExpiredUrl(error: unknown): boolean {
+  if (!(error instanceof PartRefused)) return false;
+  return (error.status === 400 && error.code === 'ExpiredToken') || (error.status === 403 && /request has expired/i.test(error.detail));
+}
+
+/** How often one part may find its URL expired and ask for a fresh one before the upload gives up. */
+const EXPIRED_URL_RENEWALS = 10;
 
 /** An upload that cannot go on (a part the bucket keeps refusing): trying again later resumes it. */
 export class UploadFailed extends Error {
@@ -99,10 +114,11 @@ export async function sendMissingParts(api: DocumentsClient, upload: Upload, opt
 async function sendPart(urls: PartUrls, upload: Upload, number: number, options: SendOptions, backoff: (attempt: number) => number) {
   const length = partLength(upload, number);
   const start = upload.partSize * (number - 1);
-  for (let attempt = 1; ; attempt++) {
+  let fresh = false;
+  for (let attempt = 1, renewals = 0; ; ) {
     let sent = 0;
     try {
-      const url = await urls.get(number, attempt > 1);
+      const url = await urls.get(number, fresh);
       await options.put({
         url,
         number,
@@ -117,18 +133,31 @@ async function sendPart(urls: PartUrls, upload: Upload, number: number, options:
     } catch (error) {
       options.progress?.add(-sent);
       if (options.signal?.aborted) throw new UploadStopped('stopped');
+      fresh = true;
+      // An expired URL (or its signing credentials): ask for fresh URLs and go on, at once; no attempt spent.
+      if (isExpiredUrl(error) && renewals < EXPIRED_URL_RENEWALS) {
+        renewals++;
+        urls.expired(number);
+        continue;
+      }
       if (refusalIsFinal(error) || attempt >= PART_ATTEMPTS) {
         throw new UploadFailed(`part ${number} of ${upload.name}: ${(error as Error).message}`);
       }
       await sleep(backoff(attempt));
+      attempt++;
     }
   }
 }
 
-/** URLs of the parts to send: the 201's first 100, then fresh ones 100 at a time as they are needed. */
+/**
+ * URLs of the parts to send: the 201's first 100, then fresh ones 100 at a time as they are
+ * needed. Each remembers the fetch it came from: when one turns out expired, every URL of that
+ * fetch or an earlier one is dropped (signed by the same credentials or older ones, they die too).
+ */
 export class PartUrls {
-  private readonly known = new Map<number, PartUrl>();
+  private readonly known = new Map<number, PartUrl & { fetch: number }>();
   private pending: Promise<void> | undefined;
+  private fetches = 0;
 
   constructor(
     private readonly api: DocumentsClient,
@@ -136,7 +165,14 @@ export class PartUrls {
     private readonly missing: number[],
     given: PartUrl[],
   ) {
-    for (const part of given) this.known.set(part.number, part);
+    for (const part of given) this.known.set(part.number, { ...part, fetch: 0 });
+  }
+
+  /** Part `number`'s URL was refused as expired: it and every URL fetched no later go. */
+  expired(number: number): void {
+    const fetch = this.known.get(number)?.fetch;
+    if (fetch === undefined) return;
+    for (const [n, part] of this.known) if (part.fetch <= fetch) this.known.delete(n);
   }
 
   async get(number: number, fresh: boolean): Promise<string> {
@@ -159,7 +195,8 @@ export class PartUrls {
     const from = this.missing.indexOf(number);
     const numbers = [number, ...this.missing.slice(from + 1).filter((n) => n !== number)].slice(0, 100);
     const answer = await this.api.POST('/uploads/{id}/parts', { params: { path: { id: this.uploadId } }, body: { numbers } });
-    for (const part of expectData(`POST /uploads/${this.uploadId}/parts`, answer).items) this.known.set(part.number, part);
+    const fetch = ++this.fetches;
+    for (const part of expectData(`POST /uploads/${this.uploadId}/parts`, answer).items) this.known.set(part.number, { ...part, fetch });
   }
 }
 

@@ -16,7 +16,7 @@ export function bucketAgents(parallel: number) {
 }
 export type BucketAgents = ReturnType<typeof bucketAgents>;
 
-export { PartRefused } from './protocol';
+export { isExpiredUrl, PartRefused } from './protocol';
 
 /**
  * PUTs `length` bytes read from `body()` to `url`; `onBytes` hears of each chunk as it goes out.
@@ -43,8 +43,9 @@ export function putPart(
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           if (status >= 200 && status < 300) return resolve();
-          const code = /<Code>([^<]*)<\/Code>/.exec(Buffer.concat(chunks).toString('utf8'))?.[1] ?? '';
-          reject(new PartRefused(status, code));
+          const text = Buffer.concat(chunks).toString('utf8');
+          const code = /<Code>([^<]*)<\/Code>/.exec(text)?.[1] ?? '';
+          reject(new PartRefused(status, code, /<Message>([^<]*)<\/Message>/.exec(text)?.[1] ?? ''));
         });
       },
     );

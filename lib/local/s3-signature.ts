@@ -161,7 +161,7 @@ function parseAuthorization(request: SignedRequest, params: [string, string][]):
  * Checks a request's signature, its time and (presigned) its expiry, as S3 does. Returns the
  * access key that signed it; undefined for an unsigned request (the caller decides: the bucket
  * is private, so the emulator refuses those). `secretOf` gives a key's secret, or undefined
- * for an unknown key.
+ * for an unknown key; it may throw (an expired session token), before the request's time is looked at.
  */
 export function verifySignature(
   request: SignedRequest,
@@ -184,6 +184,11 @@ export function verifySignature(
   if (auth.scope.service !== 's3') {
     throw new S3Refusal('SignatureDoesNotMatch', `The credential scope names service "${auth.scope.service}", not "s3".`, 403);
   }
+  // The credentials first (a temporary key's token, which `secretOf` may refuse as expired), then the request's own time.
+  const secret = secretOf(auth.accessKeyId);
+  if (secret === undefined) {
+    throw new S3Refusal('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', 403);
+  }
   if (auth.presigned) {
     const expires = Number(new Map(params).get('X-Amz-Expires'));
     if (!Number.isInteger(expires) || expires < 1) {
@@ -199,11 +204,6 @@ export function verifySignature(
   }
   if (!auth.signedHeaders.includes('host')) {
     throw new S3Refusal('AccessDenied', 'The host header must be signed.', 403);
-  }
-
-  const secret = secretOf(auth.accessKeyId);
-  if (secret === undefined) {
-    throw new S3Refusal('InvalidAccessKeyId', 'The AWS Access Key Id you provided does not exist in our records.', 403);
   }
 
   const path = request.url.split('?')[0]!;

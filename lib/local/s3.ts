@@ -9,7 +9,9 @@
  * - IAM: the local runtime's own key may do anything; each function signs with a key of its own
  *   (`credentialsOf`) and may do only what its route declares (`s3ActionsOf`, functions/routes.ts),
  *   on keys under the file prefix, as the stack grants on AWS. A presigned URL carries the
- *   rights of the function that signed it, as on S3.
+ *   rights of the function that signed it, as on S3. A GET or HEAD of a missing key is 403
+ *   AccessDenied unless the caller may list the whole bucket (`refuseMissingKey`), as on S3.
+ * - CORS: exactly the deployed bucket's rules (./bucket-cors.ts), preflights answered as S3 does.
  * - ListParts, ListMultipartUploads and AbortMultipartUpload, which s3rver lacks, are answered
  *   here, and DeleteObjects too: IAM authorizes it key by key, and its body's checksum is checked.
  *   A function may list uploads only under the file prefix (stricter than AWS, where
@@ -34,7 +36,9 @@ import type { Readable } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import type { S3Event, S3EventRecord } from 'aws-lambda';
 import { allFunctions, type S3Action, s3ActionsOf } from '#functions/routes';
-import { bucketDefinition, defaultBucketName } from '#lib/bucket';
+import { bucketDefinition, corsRules, defaultBucketName } from '#lib/bucket';
+import { answerPreflight, corsXml, deployedCorsRules } from './bucket-cors';
+import { checkSessionToken, type SessionCredentials, Sessions, sessionSecondsFrom, sessionToken } from './s3-sessions';
 import { queryParameters, S3Refusal, verifySignature } from './s3-signature';
 import { readOrCreateOnce } from './write-once';
 
@@ -84,9 +88,22 @@ const S3Error = require('@20minutes/s3rver/lib/models/error') as S3ErrorClass;
 const AWSAccount = require('@20minutes/s3rver/lib/models/account') as AccountClass;
 const S3Object = require('@20minutes/s3rver/lib/models/object') as { ALLOWED_METADATA: readonly string[] };
 
+/**
+ * `s3:ListBucket` on the whole bucket, with no `s3:prefix` condition. No function of the stack
+ * holds it: the route table's `s3:ListBucket` is granted only for the file prefix
+ * (lib/stack/route-function.ts). Holding it is what turns a GET or HEAD of a missing key from 403
+ * into 404 (`refuseMissingKey`); tests plant it through `grantsOf`.
+ */
+export const LIST_WHOLE_BUCKET = 's3:ListBucket on the whole bucket';
+/** An action of the route table (on the file prefix), or ListBucket with no condition. */
+export type S3Grant = S3Action | typeof LIST_WHOLE_BUCKET;
+
 export interface Credentials {
   accessKeyId: string;
   secretAccessKey: string;
+  /** Temporary credentials (a function's): the token, and when they stop working. */
+  sessionToken?: string;
+  expiration?: Date;
 }
 
 export interface LocalS3Options {
@@ -98,10 +115,19 @@ export interface LocalS3Options {
   host?: string;
   /** The bucket made at start; default `documents-files`. */
   bucket?: string;
-  /** Origins allowed by the bucket's CORS rule; default any (`*`). */
+  /**
+   * The browser origins of the bucket's CORS rule (`corsOrigins` of a deployment environment);
+   * default: those of the environment the local service stands for (./bucket-cors.ts), so the
+   * local bucket has exactly the deployed bucket's rules.
+   */
   corsOrigins?: readonly string[];
+  /**
+   * How long a function's session credentials live (`credentialsOf`); default
+   * LOCAL_SESSION_SECONDS, else an hour (./s3-sessions.ts).
+   */
+  sessionSeconds?: number;
   /** What a function may do; default: what the route table declares for it. */
-  grantsOf?: (functionName: string) => readonly S3Action[] | undefined;
+  grantsOf?: (functionName: string) => readonly S3Grant[] | undefined;
 }
 
 export interface LocalS3 {
@@ -112,8 +138,8 @@ export interface LocalS3 {
   region: string;
   /** The local runtime's own key: every action, on every key. */
   credentials: Credentials;
-  /** What `functionName` signs with here: a key held to its grants. */
-  credentialsOf(functionName: string): Credentials;
+  /** What `functionName` signs with here: temporary credentials held to its grants, renewed before they expire. */
+  credentialsOf(functionName: string): SessionCredentials;
   /** ObjectCreated notifications, as S3 delivers them to a Lambda function. Returns the unsubscribe. */
   onObjectCreated(listener: (event: S3Event) => void): () => void;
   stop(): Promise<void>;
@@ -143,8 +169,15 @@ const functionSecret = (rootSecret: string, name: string) => createHmac('sha256'
  * key an emulator on that folder gives it: `credentialsOf`). For processes that run one function
  * on their own (`npm run invoke`).
  */
-export async function functionCredentials(dataDir: string, name: string): Promise<Credentials> {
-  return { accessKeyId: `${FUNCTION_KEY_PREFIX}${name}`, secretAccessKey: functionSecret(await readRootSecret(dataDir), name) };
+export async function functionCredentials(dataDir: string, name: string): Promise<SessionCredentials> {
+  const rootSecret = await readRootSecret(dataDir);
+  const expiresMs = Date.now() + sessionSecondsFrom(undefined) * 1000;
+  return {
+    accessKeyId: `${FUNCTION_KEY_PREFIX}${name}`,
+    secretAccessKey: functionSecret(rootSecret, name),
+    sessionToken: sessionToken(rootSecret, name, expiresMs),
+    expiration: new Date(expiresMs),
+  };
 }
 
 export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
@@ -153,7 +186,13 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   await mkdir(objectsDir, { recursive: true });
   const rootSecret = await readRootSecret(opts.dataDir);
   const secretOfFunction = (name: string) => functionSecret(rootSecret, name);
+  const sessions = new Sessions(
+    rootSecret,
+    (name) => ({ accessKeyId: `${FUNCTION_KEY_PREFIX}${name}`, secretAccessKey: secretOfFunction(name) }),
+    sessionSecondsFrom(opts.sessionSeconds),
+  );
   const grantsOf = opts.grantsOf ?? declaredGrants;
+  const cors = opts.corsOrigins ? corsRules(opts.corsOrigins) : deployedCorsRules();
 
   const app = new S3rver({
     silent: true,
@@ -161,7 +200,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
     // This front checks every signature (./s3-signature.ts); s3rver's own check mis-verifies some.
     allowMismatchedSignatures: true,
     vhostBuckets: false,
-    configureBuckets: [{ name: bucket, configs: [corsXml(opts.corsOrigins ?? ['*'])] }],
+    configureBuckets: [{ name: bucket, configs: cors.length > 0 ? [corsXml(cors, S3_NAMESPACE)] : [] }],
   });
   const store = app.store;
   const uploadsDir = (name: string) => store.getResourcePath(name, undefined, 'uploads');
@@ -205,9 +244,20 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   /** Verifies and authorizes; answers ListParts and AbortMultipartUpload itself. True: answered. */
   async function front(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     // A CORS preflight carries no signature, on S3 too.
-    if (req.method === 'OPTIONS') return false;
+    if (req.method === 'OPTIONS') {
+      answerPreflight(req, res, cors);
+      return true;
+    }
     const url = req.url ?? '/';
-    const accessKeyId = verifySignature({ method: req.method ?? 'GET', url, headers: req.headers }, (id) => identityOf(id)?.secret);
+    // A function signs with temporary credentials (./s3-sessions.ts): its request, or a URL it
+    // presigned, dies with them. They are resolved first, as S3 must to check anything signed with them.
+    const header = req.headers['x-amz-security-token'];
+    const token = new Map(queryParameters(url)).get('X-Amz-Security-Token') ?? (typeof header === 'string' ? header : undefined);
+    const accessKeyId = verifySignature({ method: req.method ?? 'GET', url, headers: req.headers }, (id) => {
+      const identity = identityOf(id);
+      if (identity && !identity.root) checkSessionToken(rootSecret, identity.name, token);
+      return identity?.secret;
+    });
     if (accessKeyId === undefined) throw new S3Refusal('AccessDenied', 'Access Denied', 403);
     const caller = identityOf(accessKeyId)!;
     const request = classify(req.method ?? 'GET', url, req.headers);
@@ -216,6 +266,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       return true;
     }
     if (!caller.root) authorize(caller.name, grantsOf(caller.name) ?? [], request);
+    if (!caller.root) await refuseMissingKey(grantsOf(caller.name) ?? [], request);
     refuseChecksums(req.headers, request.params);
     register(accessKeyId, caller.name);
 
@@ -237,6 +288,20 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
       return true;
     }
     return false;
+  }
+
+  /**
+   * S3 answers a GET or HEAD of a missing key with 404 only to a caller that may list the bucket:
+   * "If you don't have the s3:ListBucket permission, Amazon S3 returns an HTTP status code 403
+   * Access Denied error" (S3 API reference: GetObject, HeadObject). A ListBucket conditioned on
+   * `s3:prefix`, as the stack grants it (lib/stack/route-function.ts), does not apply: the request
+   * carries no prefix, so the condition is false. The root key may do anything: it gets the 404.
+   */
+  async function refuseMissingKey(grants: readonly S3Grant[], request: Classified): Promise<void> {
+    if (request.operation !== 'GetObject' && request.operation !== 'HeadObject') return;
+    if (grants.includes(LIST_WHOLE_BUCKET)) return;
+    const there = await stat(store.getResourcePath(request.bucket, request.key, 'object')).catch(() => undefined);
+    if (!there) throw new S3Refusal('AccessDenied', 'Access Denied', 403);
   }
 
   async function uploadDirOf(request: Classified): Promise<string> {
@@ -507,7 +572,7 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
     bucket,
     region: REGION,
     credentials: { accessKeyId: ROOT_KEY, secretAccessKey: rootSecret },
-    credentialsOf: (name) => ({ accessKeyId: `${FUNCTION_KEY_PREFIX}${name}`, secretAccessKey: secretOfFunction(name) }),
+    credentialsOf: (name) => sessions.of(name),
     onObjectCreated(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -618,7 +683,7 @@ const BUCKET_SUBRESOURCES = new Set([
 ]);
 
 /** IAM's answer for a function: its grants, on keys under the file prefix only. */
-function authorize(name: string, grants: readonly S3Action[], request: Classified): void {
+function authorize(name: string, grants: readonly S3Grant[], request: Classified): void {
   const prefix = bucketDefinition.keyPrefix;
   const deny = (action: string) => {
     throw new S3Refusal(
@@ -629,6 +694,7 @@ function authorize(name: string, grants: readonly S3Action[], request: Classifie
   };
   if (request.action === undefined) deny(`s3:${request.operation}`);
   const action = request.action!;
+  if (action === 's3:ListBucket' && grants.includes(LIST_WHOLE_BUCKET)) return;
   if (!grants.includes(action)) deny(action);
   const inPrefix = request.prefix !== undefined ? request.prefix.startsWith(prefix) : request.key.startsWith(prefix);
   if (!inPrefix) deny(action);
@@ -746,19 +812,6 @@ async function writeAtomically(path: string, data: string): Promise<void> {
   const partial = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   await writeFile(partial, data);
   await rename(partial, path);
-}
-
-function corsXml(origins: readonly string[]): string {
-  const { cors } = bucketDefinition;
-  return [
-    `<CORSConfiguration xmlns="${S3_NAMESPACE}"><CORSRule>`,
-    ...origins.map((origin) => `<AllowedOrigin>${escapeXml(origin)}</AllowedOrigin>`),
-    ...cors.allowedMethods.map((method) => `<AllowedMethod>${method}</AllowedMethod>`),
-    ...cors.allowedHeaders.map((name) => `<AllowedHeader>${name}</AllowedHeader>`),
-    ...cors.exposedHeaders.map((name) => `<ExposeHeader>${name}</ExposeHeader>`),
-    `<MaxAgeSeconds>${cors.maxAgeSeconds}</MaxAgeSeconds>`,
-    '</CORSRule></CORSConfiguration>',
-  ].join('');
 }
 
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {

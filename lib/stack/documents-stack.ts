@@ -90,6 +90,8 @@ export class DocumentsStack extends Stack {
         observability,
       }).function;
       if (pages) pagingSecret.grantRead(fn);
+      // Routes that hand out presigned URLs sign them with the URL signing role (lib/stack/file-bucket.ts).
+      if ('presigns' in route && route.presigns === true) files.allowSigning(fn);
       watched.push({ name: route.name, ...(routeKey ? { routeKey } : {}), fn });
       return fn;
     };

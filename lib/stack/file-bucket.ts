@@ -17,10 +17,12 @@
  * - Server access logs, to a bucket of their own, kept `logRetentionDays`: who fetched which
  *   object with which URL.
  */
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { AccountRootPrincipal, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { bucketDefinition } from '#lib/bucket';
+import { bucketDefinition, corsRules } from '#lib/bucket';
 
 export interface FileBucketProps {
   /** Browser origins that may use presigned URLs (`corsOrigins`); [] for none. */
@@ -36,10 +38,16 @@ export const FILES_METRICS_FILTER = 'EntireBucket';
 export class FileBucket extends Construct {
   readonly bucket: Bucket;
   readonly accessLogs: Bucket;
+  /**
+   * What signs the presigned URLs handed to clients (docs/operations.md: Presigned URLs and the
+   * signing session): a function assumes it (STS AssumeRole, an hour at most when chained from a
+   * Lambda role) and learns when its session expires, which a Lambda role's own credentials do
+   * not tell; no URL is promised past it (functions/core/bucket.ts, `presign`).
+   */
+  readonly urlSigner: Role;
 
   constructor(scope: Construct, id: string, props: FileBucketProps) {
     super(scope, id);
-    const { cors } = bucketDefinition;
     const privateBucket = {
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
@@ -73,23 +81,42 @@ export class FileBucket extends Construct {
           abortIncompleteMultipartUploadAfter: Duration.days(bucketDefinition.abortIncompleteMultipartUploadDays),
         },
       ],
-      ...(props.corsOrigins.length > 0
-        ? {
-            cors: [
-              {
-                allowedOrigins: [...props.corsOrigins],
-                allowedMethods: cors.allowedMethods.map((method) => HttpMethods[method]),
-                allowedHeaders: [...cors.allowedHeaders],
-                exposedHeaders: [...cors.exposedHeaders],
-                maxAge: cors.maxAgeSeconds,
-              },
-            ],
-          }
-        : {}),
+      // The same rules the local emulator configures (lib/bucket.ts); none when there are no origins.
+      cors: corsRules(props.corsOrigins).map((rule) => ({
+        allowedOrigins: [...rule.allowedOrigins],
+        allowedMethods: rule.allowedMethods.map((method) => HttpMethods[method]),
+        allowedHeaders: [...rule.allowedHeaders],
+        exposedHeaders: [...rule.exposedHeaders],
+        maxAge: rule.maxAgeSeconds,
+      })),
     });
+    // A URL can do what its signer may: fetch or send an object's bytes (a part's too), under the file prefix only.
+    this.urlSigner = new Role(this, 'UrlSigner', {
+      assumedBy: new AccountRootPrincipal(),
+      maxSessionDuration: Duration.hours(1),
+      description: 'Signs the presigned URLs of the file bucket; assumed by the functions that hand them out.',
+    });
+    this.urlSigner.addToPolicy(
+      new PolicyStatement({
+        actions: ['s3:GetObject', 's3:PutObject'],
+        resources: [this.bucket.arnForObjects(`${bucketDefinition.keyPrefix}*`)],
+      }),
+    );
+    const bucketId = Stack.of(this).getLogicalId(this.bucket.node.defaultChild as CfnBucket);
+    Validations.of(this.urlSigner).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${bucketDefinition.keyPrefix}*]`,
+      reason: `Object keys are made at run time (one per document version): the signer may get and put objects under the file prefix (${bucketDefinition.keyPrefix}*) only.`,
+    });
+
     // Object Created events go to EventBridge, where a rule invokes the upload finaliser
     // (lib/stack/documents-stack.ts). Set on the bucket resource itself: the L2 property would
     // add CDK's deploy-time notifications function, and a role with a managed policy with it.
     (this.bucket.node.defaultChild as CfnBucket).notificationConfiguration = { eventBridgeConfiguration: { eventBridgeEnabled: true } };
+  }
+
+  /** Lets `fn` sign presigned URLs: it may assume the signing role, and is told its ARN. */
+  allowSigning(fn: LambdaFunction): void {
+    this.urlSigner.grantAssumeRole(fn.role!);
+    fn.addEnvironment('URL_SIGNING_ROLE_ARN', this.urlSigner.roleArn);
   }
 }

@@ -118,6 +118,48 @@ describe('the file bucket', () => {
   });
 });
 
+describe('the URL signing role', () => {
+  const signerId = () => idOf('AWS::IAM::Role', 'FilesUrlSigner');
+  const variablesOf = (name: string) =>
+    (template.findResources('AWS::Lambda::Function') as Record<string, Resource>)[idOf('AWS::Lambda::Function', `${name}Function`)]!
+      .Properties.Environment.Variables as Record<string, unknown>;
+
+  it('lives an hour at most, may only get and put objects under the file prefix, and is trusted by the account alone', () => {
+    const role = (template.findResources('AWS::IAM::Role') as Record<string, Resource>)[signerId()]!;
+    expect(role.Properties.MaxSessionDuration).toBe(3600);
+    expect(JSON.stringify(role.Properties.AssumeRolePolicyDocument)).toContain(':root');
+    const statements = Object.values(template.findResources('AWS::IAM::Policy') as Record<string, Resource>)
+      .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: signerId() }]))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement);
+    expect(statements).toEqual([
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: ['s3:GetObject', 's3:PutObject'],
+        Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [filesId, 'Arn'] }, `/${bucketDefinition.keyPrefix}*`]] },
+      }),
+    ]);
+  });
+
+  it('is assumed by exactly the routes that hand out presigned URLs, which are told its ARN', () => {
+    for (const route of routes.filter((r) => r.name !== planted.name)) {
+      const assumes = statementsOf(route.name).some(
+        (statement) => statement.Action === 'sts:AssumeRole' && JSON.stringify(statement.Resource).includes(signerId()),
+      );
+      const told = variablesOf(route.name).URL_SIGNING_ROLE_ARN;
+      if (route.presigns) {
+        expect(assumes, route.name).toBe(true);
+        expect(told, route.name).toEqual({ 'Fn::GetAtt': [signerId(), 'Arn'] });
+      } else {
+        expect(assumes, route.name).toBe(false);
+        expect(told, route.name).toBeUndefined();
+      }
+    }
+    expect(routes.filter((route) => route.presigns).map((route) => route.name)).toEqual(
+      expect.arrayContaining(['StartUpload', 'CreatePartUrls', 'GetDocumentContent', 'GetRevisionContent']),
+    );
+  });
+});
+
 describe('its Object Created events', () => {
   it('go to EventBridge, where a rule sends those under the file prefix to the upload finaliser, retried twice', () => {
     expect(buckets()[filesId]!.Properties.NotificationConfiguration).toEqual({ EventBridgeConfiguration: { EventBridgeEnabled: true } });

@@ -17,7 +17,9 @@ import {
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
   DeleteObjectsCommand,
+  GetBucketCorsCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
   ListPartsCommand,
@@ -26,12 +28,15 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { S3Event } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileKeyPrefix, type PresignableCommand, presignedUrl, s3 } from '#core/bucket';
 import { type Route, routes } from '#functions/routes';
 import { runAsFunction, signAsServedFunction } from '#lib/local/permissions';
-import { type LocalS3, startLocalS3 } from '#lib/local/s3';
+import { LIST_WHOLE_BUCKET, type LocalS3, type S3Grant, startLocalS3 } from '#lib/local/s3';
+import { buildApp, projectContext } from '#lib/stack/app';
+import { testTemplate } from '#test/support/stack';
 
 const MiB = 1024 * 1024;
 let dataDir: string;
@@ -122,7 +127,8 @@ describe('presigned URLs', () => {
       alter(altered);
       const res = await fetch(altered, { method: 'PUT', body: 'x' });
       expect(res.status, what).toBe(403);
-      expect(await errorCode(res), what).toMatch(/SignatureDoesNotMatch|AccessDenied/);
+      // Another key: a function’s key is temporary, and means nothing without its token (403 InvalidAccessKeyId).
+      expect(await errorCode(res), what).toMatch(/SignatureDoesNotMatch|AccessDenied|InvalidAccessKeyId/);
     }
     // A URL for PUT used for GET of the same object.
     expect((await fetch(url)).status).toBe(403);
@@ -172,18 +178,108 @@ describe('presigned URLs', () => {
       expect(await res.text()).toBe('%PDF-1.7');
     }
   });
+});
 
-  it('answer a CORS preflight for a browser PUT', async () => {
-    const res = await fetch(`${local.endpoint}/${Bucket()}/${key('cors.bin')}`, {
+describe('CORS, exactly the deployed bucket’s (lib/bucket.ts corsRules, the stack’s and the emulator’s one source)', () => {
+  const app = 'https://app.example.com';
+  const preflight = (endpoint: string, Key: string, origin: string, method = 'PUT', headers = 'content-type') =>
+    fetch(`${endpoint}/${Bucket()}/${Key}`, {
       method: 'OPTIONS',
-      headers: {
-        origin: 'http://localhost:5173',
-        'access-control-request-method': 'PUT',
-        'access-control-request-headers': 'content-type',
-      },
+      headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
     });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('access-control-allow-methods')).toContain('PUT');
+  /** The rules as GetBucketCors reads them from an emulator, in the stack's terms. */
+  const emulatorRules = async (emulator: LocalS3) => {
+    const client = new S3Client({
+      endpoint: emulator.endpoint,
+      forcePathStyle: true,
+      region: emulator.region,
+      credentials: emulator.credentials,
+    });
+    try {
+      const { CORSRules = [] } = await client.send(new GetBucketCorsCommand({ Bucket: emulator.bucket })).catch((error: Error) => {
+        if (error.name === 'NoSuchCORSConfiguration') return { CORSRules: [] };
+        throw error;
+      });
+      return CORSRules.map((rule) => ({
+        AllowedOrigins: rule.AllowedOrigins,
+        AllowedMethods: rule.AllowedMethods,
+        AllowedHeaders: rule.AllowedHeaders,
+        ExposedHeaders: rule.ExposeHeaders,
+        MaxAge: rule.MaxAgeSeconds,
+      }));
+    } finally {
+      client.destroy();
+    }
+  };
+  /** The rules of the file bucket in a template the stack synthesizes. */
+  const templateRules = (template: Template) => {
+    const buckets = Object.values(template.findResources('AWS::S3::Bucket')) as {
+      Properties: { CorsConfiguration?: { CorsRules: unknown[] }; LifecycleConfiguration?: unknown };
+    }[];
+    const files = buckets.filter((bucket) => JSON.stringify(bucket.Properties.LifecycleConfiguration ?? '').includes('AbortIncomplete'));
+    expect(files).toHaveLength(1);
+    return files[0]!.Properties.CorsConfiguration?.CorsRules ?? [];
+  };
+
+  it('has the rules the stack synthesizes for the same origins', async () => {
+    const corsOrigins = [app, 'https://admin.example.com'];
+    const dir = await mkdtemp(join(tmpdir(), 'local-s3-cors-'));
+    const emulator = await startLocalS3({ dataDir: dir, port: 0, corsOrigins });
+    try {
+      const rules = await emulatorRules(emulator);
+      expect(rules).toHaveLength(1);
+      expect(rules).toEqual(templateRules(testTemplate({ corsOrigins })));
+    } finally {
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('by default has the rules the stack synthesizes for the environment the local service stands for (cdk.json, dev: none, so every preflight is refused)', async () => {
+    const dev = buildApp({ context: { ...projectContext(), env: 'dev', 'aws:cdk:bundling-stacks': [] } });
+    expect(await emulatorRules(local)).toEqual(templateRules(Template.fromStack(dev.stack)));
+    const res = await preflight(local.endpoint, key('cors.bin'), 'http://localhost:5173');
+    expect(res.status).toBe(403);
+    expect(await errorCode(res)).toBe('CORSResponse');
+  }, 120_000);
+
+  it('allows a configured origin only, for the methods and headers of the rule, and echoes it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'local-s3-cors-'));
+    const emulator = await startLocalS3({ dataDir: dir, port: 0, corsOrigins: [app] });
+    try {
+      const Key = key('cors.bin');
+      const allowed = await preflight(emulator.endpoint, Key, app);
+      expect(allowed.status).toBe(200);
+      expect(allowed.headers.get('access-control-allow-origin')).toBe(app);
+      expect(allowed.headers.get('access-control-allow-methods')).toBe('GET, HEAD, PUT');
+      expect(allowed.headers.get('access-control-allow-headers')).toBe('content-type');
+      expect(allowed.headers.get('access-control-expose-headers')).toBe('etag, content-range, accept-ranges, content-disposition');
+      expect(allowed.headers.get('access-control-max-age')).toBe('3600');
+      for (const [what, res] of [
+        ['another origin', await preflight(emulator.endpoint, Key, 'https://evil.example.com')],
+        ['a method outside the rule', await preflight(emulator.endpoint, Key, app, 'DELETE')],
+        ['a header outside the rule', await preflight(emulator.endpoint, Key, app, 'PUT', 'content-type, x-custom')],
+      ] as const) {
+        expect(res.status, what).toBe(403);
+        expect(await errorCode(res), what).toBe('CORSResponse');
+      }
+      // A request itself: the allowed origin is named in the answer; another gets no CORS header (the browser then hides the answer).
+      const root = new S3Client({
+        endpoint: emulator.endpoint,
+        forcePathStyle: true,
+        region: emulator.region,
+        credentials: emulator.credentials,
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+      });
+      await root.send(new PutObjectCommand({ Bucket: emulator.bucket, Key, Body: 'x' }));
+      const url = await getSignedUrl(root, new GetObjectCommand({ Bucket: emulator.bucket, Key }), { expiresIn: 60 });
+      root.destroy();
+      expect((await fetch(url, { headers: { origin: app } })).headers.get('access-control-allow-origin')).toBe(app);
+      expect((await fetch(url, { headers: { origin: 'https://evil.example.com' } })).headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await emulator.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -464,6 +560,140 @@ describe('each function holds only the S3 actions its route declares', () => {
     });
     // Outside any function the handlers' client has only the environment's credentials, which the bucket does not know.
     await expect(s3().send(new GetObjectCommand({ Bucket: Bucket(), Key }))).rejects.toMatchObject({ name: 'InvalidAccessKeyId' });
+  });
+});
+
+describe('a GET or HEAD of a missing key', () => {
+  // Its own emulator, whose functions hold what `grantsOf` says (S3 API reference, GetObject and HeadObject:
+  // 404 only with s3:ListBucket, else 403).
+  const grants: Record<string, readonly S3Grant[]> = {
+    Reader: ['s3:GetObject'],
+    PrefixLister: ['s3:GetObject', 's3:ListBucket'],
+    BucketLister: ['s3:GetObject', LIST_WHOLE_BUCKET],
+  };
+  let strict: LocalS3;
+  let strictDir: string;
+  const present = `${fileKeyPrefix}present.txt`;
+  const missing = `${fileKeyPrefix}missing.txt`;
+  const as = (name: string) =>
+    new S3Client({
+      endpoint: strict.endpoint,
+      forcePathStyle: true,
+      region: strict.region,
+      credentials: name === 'root' ? strict.credentials : strict.credentialsOf(name),
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+      maxAttempts: 1,
+    });
+  /** The status of a GET and a HEAD of `Key` as `name` signs them, and of a GET through a URL it presigned. */
+  const statuses = async (name: string, Key: string) => {
+    const client = as(name);
+    const status = (promise: Promise<{ $metadata: { httpStatusCode?: number } }>) =>
+      promise.then(
+        (answer) => answer.$metadata.httpStatusCode,
+        (error: { $metadata?: { httpStatusCode?: number } }) => error.$metadata?.httpStatusCode,
+      );
+    try {
+      const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: strict.bucket, Key }), { expiresIn: 60 });
+      const presigned = await fetch(url);
+      return {
+        get: await status(client.send(new GetObjectCommand({ Bucket: strict.bucket, Key }))),
+        head: await status(client.send(new HeadObjectCommand({ Bucket: strict.bucket, Key }))),
+        presigned: `${presigned.status} ${await errorCode(presigned)}`,
+      };
+    } finally {
+      client.destroy();
+    }
+  };
+  beforeAll(async () => {
+    strictDir = await mkdtemp(join(tmpdir(), 'local-s3-missing-'));
+    strict = await startLocalS3({ dataDir: strictDir, port: 0, grantsOf: (name) => grants[name] });
+    const root = as('root');
+    await root.send(new PutObjectCommand({ Bucket: strict.bucket, Key: present, Body: 'here' }));
+    root.destroy();
+  });
+  afterAll(async () => {
+    await strict?.stop();
+    await rm(strictDir, { recursive: true, force: true });
+  });
+
+  it('is 403 AccessDenied to a caller without s3:ListBucket, requests and presigned URLs alike; a key that is there is 200', async () => {
+    expect(await statuses('Reader', missing)).toEqual({ get: 403, head: 403, presigned: '403 AccessDenied' });
+    expect(await statuses('Reader', present)).toEqual({ get: 200, head: 200, presigned: '200 undefined' });
+  });
+
+  it('is 403 too with s3:ListBucket conditioned on s3:prefix, as the stack grants it: a GET carries no prefix', async () => {
+    expect(await statuses('PrefixLister', missing)).toEqual({ get: 403, head: 403, presigned: '403 AccessDenied' });
+  });
+
+  it('is 404 with s3:ListBucket on the whole bucket, and to the root key', async () => {
+    expect(await statuses('BucketLister', missing)).toEqual({ get: 404, head: 404, presigned: '404 NoSuchKey' });
+    expect(await statuses('root', missing)).toEqual({ get: 404, head: 404, presigned: '404 NoSuchKey' });
+  });
+});
+
+describe('a function’s temporary credentials', () => {
+  // Its own emulator, with sessions of a second: a URL dies with them whatever X-Amz-Expires says.
+  let brief: LocalS3;
+  let briefDir: string;
+  const Key = `${fileKeyPrefix}session.txt`;
+  const as = (credentials: LocalS3['credentials']) =>
+    new S3Client({
+      endpoint: brief.endpoint,
+      forcePathStyle: true,
+      region: brief.region,
+      credentials,
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      maxAttempts: 1,
+    });
+  beforeAll(async () => {
+    briefDir = await mkdtemp(join(tmpdir(), 'local-s3-sessions-'));
+    brief = await startLocalS3({ dataDir: briefDir, port: 0, sessionSeconds: 1, grantsOf: () => ['s3:GetObject'] });
+    const root = as(brief.credentials);
+    await root.send(new PutObjectCommand({ Bucket: brief.bucket, Key, Body: 'kept' }));
+    root.destroy();
+  });
+  afterAll(async () => {
+    await brief?.stop();
+    await rm(briefDir, { recursive: true, force: true });
+  });
+
+  it('carry a token and an expiry; once they expire, a URL they signed for an hour is refused with 400 ExpiredToken, and so is a request', async () => {
+    const session = brief.credentialsOf('Reader');
+    expect(session.sessionToken).toBeTruthy();
+    expect(session.expiration.getTime() - Date.now()).toBeLessThanOrEqual(1_000);
+    const client = as(session);
+    const url = await getSignedUrl(client, new GetObjectCommand({ Bucket: brief.bucket, Key }), { expiresIn: 3600 });
+    expect(url).toContain('X-Amz-Security-Token=');
+    expect(await (await fetch(url)).text()).toBe('kept');
+    await new Promise((resolve) => setTimeout(resolve, session.expiration.getTime() - Date.now() + 50));
+    const late = await fetch(url);
+    expect(late.status).toBe(400);
+    expect(await errorCode(late)).toBe('ExpiredToken');
+    await expect(client.send(new GetObjectCommand({ Bucket: brief.bucket, Key }))).rejects.toMatchObject({ name: 'ExpiredToken' });
+    client.destroy();
+    // The function's next credentials are a new session, which works.
+    const renewed = brief.credentialsOf('Reader');
+    expect(renewed.sessionToken).not.toBe(session.sessionToken);
+    const again = as(renewed);
+    expect(await (await again.send(new GetObjectCommand({ Bucket: brief.bucket, Key }))).Body!.transformToString()).toBe('kept');
+    again.destroy();
+  });
+
+  it('are renewed once less than half of them is left, and a function key without its token, or with a forged one, is refused', async () => {
+    const first = brief.credentialsOf('Reader');
+    expect(brief.credentialsOf('Reader')).toBe(first);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(brief.credentialsOf('Reader').sessionToken).not.toBe(first.sessionToken);
+    const { sessionToken: _token, expiration: _expiry, ...withoutToken } = brief.credentialsOf('Reader');
+    for (const [credentials, name] of [
+      [withoutToken, 'InvalidAccessKeyId'],
+      [{ ...withoutToken, sessionToken: `${Date.now() + 3_600_000}.forged` }, 'InvalidToken'],
+    ] as const) {
+      const client = as(credentials);
+      await expect(client.send(new GetObjectCommand({ Bucket: brief.bucket, Key }))).rejects.toMatchObject({ name });
+      client.destroy();
+    }
   });
 });
 

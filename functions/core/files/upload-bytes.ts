@@ -18,7 +18,7 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { createSHA256 } from 'hash-wasm';
-import { bucketName, presignedUrl, s3 } from '../bucket';
+import { bucketName, presign, s3 } from '../bucket';
 import type { StoredUpload } from '../items/upload';
 
 /** A presigned URL for a part lives at most this long (and never past the upload's expiry). */
@@ -45,21 +45,22 @@ export async function joinParts(upload: Pick<StoredUpload, 'objectKey' | 's3Uplo
   }
 }
 
-/** Presigned URLs for the parts named, each living at most an hour and never past the upload's expiry. */
+/**
+ * Presigned URLs for the parts named, each living at most an hour, never past the upload's
+ * expiry, and never past the credentials that sign it (`presign`): `expiresAt` is when it stops.
+ */
 export async function partUrlsOf(upload: StoredUpload, numbers: number[]) {
   const seconds = Math.max(1, Math.min(PART_URL_SECONDS, Math.floor((Date.parse(upload.expiresAt) - Date.now()) / 1_000)));
-  const expiresAt = new Date(Date.now() + seconds * 1_000).toISOString();
   return Promise.all(
-    numbers.map(async (number) => ({
-      number,
-      url: await presignedUrl(
+    numbers.map(async (number) => {
+      const { url, expiresAt } = await presign(
         upload.s3UploadId
           ? new UploadPartCommand({ Bucket: bucketName(), Key: upload.objectKey, UploadId: upload.s3UploadId, PartNumber: number })
           : new PutObjectCommand({ Bucket: bucketName(), Key: upload.objectKey }),
         seconds,
-      ),
-      expiresAt,
-    })),
+      );
+      return { number, url, expiresAt };
+    }),
   );
 }
 
@@ -92,12 +93,20 @@ export async function receivedParts(upload: StoredUpload): Promise<{ number: num
   return size === undefined || upload.s3UploadId ? [] : [{ number: 1, size }];
 }
 
-/** An object's size, or undefined when it is not there. */
+/**
+ * An object's size, or undefined when it is not there. S3 answers a HEAD of a missing key with
+ * 404 only to a caller that holds `s3:ListBucket` on the bucket, and with 403 to everyone else
+ * (S3 API reference, HeadObject). No function here holds a ListBucket that applies: the routes
+ * hold none, and the worker's and sweeper's is conditioned on `s3:prefix`, which a HEAD does not
+ * carry (lib/stack/route-function.ts). So 403 means "not there" too. (A function that lacked
+ * `s3:GetObject` itself would find every object missing: the upload tests, which read objects
+ * that are there, fail then.)
+ */
 export async function objectSize(key: string): Promise<number | undefined> {
   try {
     return (await s3().send(new HeadObjectCommand({ Bucket: bucketName(), Key: key }))).ContentLength;
   } catch (error) {
-    if (isNamed(error, 'NotFound') || isNamed(error, 'NoSuchKey')) return undefined;
+    if (isNamed(error, 'NotFound') || isNamed(error, 'NoSuchKey') || statusOf(error) === 403) return undefined;
     throw error;
   }
 }
@@ -166,6 +175,8 @@ export async function abortQuietly(key: string, uploadId: string): Promise<void>
     if (!isNamed(error, 'NoSuchUpload')) throw error;
   }
 }
+
+const statusOf = (error: unknown) => (error as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
 
 const isNamed = (error: unknown, name: string) =>
   typeof error === 'object' && error !== null && ((error as { name?: string }).name === name || (error as { Code?: string }).Code === name);

@@ -162,7 +162,12 @@ export async function invokeFunction(opts: {
   if (opts.credentials) {
     environment.AWS_ACCESS_KEY_ID = opts.credentials.accessKeyId;
     environment.AWS_SECRET_ACCESS_KEY = opts.credentials.secretAccessKey;
-    delete environment.AWS_SESSION_TOKEN;
+    // Temporary, as a Lambda role's are: the emulator refuses a function's key without its token.
+    if (opts.credentials.sessionToken) environment.AWS_SESSION_TOKEN = opts.credentials.sessionToken;
+    else delete environment.AWS_SESSION_TOKEN;
+    // The SDK reads the expiry from here (its env provider): presigned URLs are bounded by it.
+    if (opts.credentials.expiration) environment.AWS_CREDENTIAL_EXPIRATION = opts.credentials.expiration.toISOString();
+    else delete environment.AWS_CREDENTIAL_EXPIRATION;
   }
   const child = spawn(
     process.execPath,

@@ -50,7 +50,14 @@ export function xhrPut(file: Blob, signal: () => AbortSignal): PutPart {
         if (xhr.status >= 200 && xhr.status < 300) {
           onBytes(length - reported);
           resolve();
-        } else reject(new PartRefused(xhr.status, /<Code>([^<]*)<\/Code>/.exec(xhr.responseText)?.[1] ?? ''));
+        } else
+          reject(
+            new PartRefused(
+              xhr.status,
+              /<Code>([^<]*)<\/Code>/.exec(xhr.responseText)?.[1] ?? '',
+              /<Message>([^<]*)<\/Message>/.exec(xhr.responseText)?.[1] ?? '',
+            ),
+          );
       };
       xhr.onerror = () => {
         settle();

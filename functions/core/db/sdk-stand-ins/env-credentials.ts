@@ -13,6 +13,7 @@ export interface Credentials {
   accessKeyId: string;
   secretAccessKey: string;
   sessionToken?: string;
+  expiration?: Date;
 }
 
 /** The same variables, read the same way, as the SDK's `fromEnv` (first in its default chain). */
@@ -23,5 +24,7 @@ export const defaultProvider = () => async (): Promise<Credentials> => {
     throw new Error('No AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set (Lambda sets them).');
   }
   const sessionToken = process.env.AWS_SESSION_TOKEN;
-  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+  // Set by `npm run invoke` (the local session's end), as fromEnv reads it; Lambda sets none.
+  const expiry = process.env.AWS_CREDENTIAL_EXPIRATION;
+  return { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}), ...(expiry ? { expiration: new Date(expiry) } : {}) };
 };
