@@ -61,6 +61,15 @@ export const WHO_MAY: Readonly<Record<string, Access>> = {
   'PUT /{id}/members/{userId}': 'owner',
   'DELETE /{id}/members/{userId}': 'owner',
 
+  'POST /document/{id}/links': 'editor',
+  'GET /links/{linkId}': 'viewer',
+  'GET /document/{id}/links': 'viewer',
+  'GET /{id}/links': 'owner',
+  // An editor may also revoke a link they made themselves (test/links/links.test.ts); another's is 403.
+  'DELETE /links/{linkId}': 'owner',
+  'GET /s/{token}': 'public',
+  'GET /s/{token}/content': 'public',
+
   'GET /openapi.json': 'public',
   'GET /docs': 'public',
   'GET /docs/{asset}': 'public',
