@@ -51,6 +51,11 @@ export interface Route {
   readonly dynamodb: readonly DynamoDbAction[];
   /** The S3 actions its code uses on the file bucket (none: the function is not told of the bucket). */
   readonly s3?: readonly S3Action[];
+  /**
+   * Uses the search index (functions/core/search/): IAM grants the RDS Data API on its cluster and
+   * read of its secret; the local search database refuses a function without it.
+   */
+  readonly search?: boolean;
   /** Lists with `nextToken`: only these read the paging-token key (functions/core/paging.ts). */
   readonly pages?: boolean;
   /** No token needed: API Gateway binds no authorizer to it, and the local gateway checks none. */
@@ -425,6 +430,16 @@ export const routes: readonly Route[] = [
     handler: handlerAt<typeof import('./members/remove-member')>('members/remove-member'),
     dynamodb: WRITE,
   },
+  // Search (docs/api.md: Search): the index, and the caller's memberships (a Query and the repositories' BatchGetItem).
+  {
+    name: 'Search',
+    method: 'GET',
+    path: '/search',
+    handler: handlerAt<typeof import('./search/search')>('search/search'),
+    dynamodb: LIST,
+    pages: true,
+    search: true,
+  },
   // The API's own reference, public: the OpenAPI document and Swagger UI (docs/api-decisions.md).
   {
     name: 'GetOpenApi',
@@ -470,7 +485,15 @@ export const workerFunction = {
   name: 'Worker',
   handler: 'worker/stream',
   dynamodb: [...WRITE, 'dynamodb:Query', 'dynamodb:BatchWriteItem'] as readonly DynamoDbAction[],
-  s3: ['s3:ListBucket', 's3:DeleteObject', 's3:ListBucketMultipartUploads', 's3:AbortMultipartUpload'] as readonly S3Action[],
+  // GetObject: the text of files, for the search index (functions/worker/indexer.ts).
+  s3: [
+    's3:ListBucket',
+    's3:DeleteObject',
+    's3:ListBucketMultipartUploads',
+    's3:AbortMultipartUpload',
+    's3:GetObject',
+  ] as readonly S3Action[],
+  search: true,
 } as const;
 
 /**

@@ -50,6 +50,7 @@ const tags: Record<Tag, string> = {
   Trash: "Deleted documents and folders stay in their repository's trash for 30 days, and can be restored.",
   Revisions: 'Every version of a document is a revision: read one, or restore it as a new version.',
   Changes: "Each repository's change feed: every change after a cursor, in order, exactly once.",
+  Search: 'Find folders and documents by name and content in the repositories you belong to; changes show within seconds.',
   Documentation: 'This reference and the OpenAPI document it is made from. Public: no token.',
 };
 
