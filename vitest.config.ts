@@ -24,6 +24,7 @@ const FAST = [
   'test/infra/stack.test.ts',
   'test/infra/file-bucket.test.ts',
   'test/infra/monitoring.test.ts',
+  'test/search/query.test.ts',
 ];
 
 /**

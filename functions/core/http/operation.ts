@@ -8,7 +8,17 @@ import type * as z from 'zod/mini';
 import type { ProblemKind } from '../errors';
 import type { ResourceName, Role } from '../resources';
 
-export type Tag = 'Repositories' | 'Members' | 'Folders' | 'Documents' | 'Uploads' | 'Trash' | 'Revisions' | 'Changes' | 'Search' | 'Documentation';
+export type Tag =
+  | 'Repositories'
+  | 'Members'
+  | 'Folders'
+  | 'Documents'
+  | 'Uploads'
+  | 'Trash'
+  | 'Revisions'
+  | 'Changes'
+  | 'Search'
+  | 'Documentation';
 
 /** Errors an endpoint's own logic raises (and what each means there). */
 export type DomainProblem = Exclude<

@@ -10,8 +10,29 @@ import { caseFold } from 'unicode-case-folding';
 
 const MARKS = /\p{M}/gu;
 
+/**
+ * Letters that `unaccent` writes as plain Latin but that have no decomposition to strip (its
+ * unaccent.rules): after case folding, so lower case only.
+ */
+const LETTERS: Record<string, string> = {
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  ð: 'd',
+  þ: 'th',
+  đ: 'd',
+  ħ: 'h',
+  ı: 'i',
+  ł: 'l',
+  ŋ: 'n',
+  ŧ: 't',
+  ĸ: 'q',
+};
+const PLAIN_LATIN = new RegExp(`[${Object.keys(LETTERS).join('')}]`, 'gu');
+
 export function searchFold(text: string): string {
-  return caseFold(text.normalize('NFKC')).normalize('NFD').replace(MARKS, '').normalize('NFC');
+  const folded = caseFold(text.normalize('NFKC')).normalize('NFD').replace(MARKS, '').normalize('NFC');
+  return folded.replace(PLAIN_LATIN, (letter) => LETTERS[letter]!);
 }
 
 /** A word of folded text: a run of letters and digits (what the query's words are made of). */
