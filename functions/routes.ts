@@ -20,7 +20,8 @@ export type DynamoDbAction =
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem'
   | 'dynamodb:ConditionCheckItem'
-  | 'dynamodb:BatchWriteItem';
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:Scan';
 
 /**
  * S3 actions on the file bucket (functions/core/bucket.ts). IAM grants the object actions on the
@@ -518,6 +519,27 @@ export const sweeperFunction = {
   dynamodb: workerFunction.dynamodb,
   // It also finishes or expires uploads whose notification or request was lost (functions/core/use-cases/finish-upload.ts).
   s3: [...workerFunction.s3, ...FINISH_UPLOAD],
+} as const;
+
+/**
+ * The search index's rebuild (functions/search/reindex.ts; locally `npm run reindex`): it scans
+ * the table for folders and documents and indexes each as the worker does, so it needs what the
+ * worker's indexer reads (items, feed positions, file text) and the Scan.
+ */
+export const reindexFunction = {
+  name: 'SearchReindex',
+  handler: 'search/reindex',
+  dynamodb: ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'] as readonly DynamoDbAction[],
+  s3: ['s3:GetObject'] as readonly S3Action[],
+  search: true,
+} as const;
+
+/** Applies the search index's migrations at deploy (functions/search/migrate.ts, a CDK trigger): the Data API only. */
+export const migrateFunction = {
+  name: 'SearchMigrate',
+  handler: 'search/migrate',
+  dynamodb: [] as readonly DynamoDbAction[],
+  search: true,
 } as const;
 
 /** Every function of the stack: the routes', the fallback's and those no route invokes (read afresh: tests plant routes). */

@@ -85,10 +85,13 @@ export const migrations: readonly Migration[] = [
       'CREATE INDEX IF NOT EXISTS search_items_content_words ON search_items USING gin (content_words)',
       'CREATE INDEX IF NOT EXISTS search_items_repository ON search_items (repository_id)',
       "CREATE INDEX IF NOT EXISTS search_items_folders ON search_items (folder_id) WHERE kind = 'folder'",
-      // What the reindex has done, per repository, so that it resumes where it stopped.
+      // How far a reindex has read the table (its scan's last key), so that it resumes where it stopped.
       `CREATE TABLE IF NOT EXISTS search_reindex (
-        repository_id text PRIMARY KEY,
-        finished_at timestamptz NOT NULL DEFAULT now()
+        name text PRIMARY KEY,
+        last_key text,
+        items bigint NOT NULL DEFAULT 0,
+        started_at timestamptz NOT NULL DEFAULT now(),
+        finished_at timestamptz
       )`,
     ],
   },
