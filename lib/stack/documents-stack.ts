@@ -73,7 +73,7 @@ export class DocumentsStack extends Stack {
 
     const observability = { metricsNamespace: config.metricsNamespace, tracing: config.tracing };
     // The search index (lib/stack/search-index.ts): paused when idle in a throwaway stack, a warm floor otherwise.
-    const search = new SearchIndex(this, 'Search', {
+    const search = new SearchIndex(this, 'SearchIndex', {
       table,
       bucket: files.bucket,
       logRetention,

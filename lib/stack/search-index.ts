@@ -8,15 +8,15 @@
  *   storage while nobody searches; the first statement after a pause waits ~15 s, which
  *   functions/core/search/database.ts retries, then answers 503 with Retry-After), or a floor
  *   (`minCapacity`, documented for prod: 0.5 ACU keeps it warm).
- * - Migrations at every deploy: a CDK trigger runs functions/search/migrate.ts after the cluster
- *   exists, again whenever its code (and so the migrations it carries) changes.
+ * - Migrations at deploy: a custom resource that functions/search/migrate.ts answers, after the
+ *   cluster exists, and again whenever the list of migrations changes.
  * - The rebuild: functions/search/reindex.ts, invoked by hand (docs/operations.md).
  * - `grantSearch(fn)`: the Data API on the cluster and read of its secret, and where to find them.
  *
  * Wiring (lib/stack/documents-stack.ts): `grantSearch` on each route function whose route says
  * `search: true` and on the worker.
  */
-import { ArnFormat, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { ArnFormat, CustomResource, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -24,9 +24,12 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { AuroraPostgresEngineVersion, ClusterInstance, Credentials, DatabaseCluster, DatabaseClusterEngine } from 'aws-cdk-lib/aws-rds';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { Trigger } from 'aws-cdk-lib/triggers';
 import { Construct } from 'constructs';
+import { migrations as schemaMigrations } from '#core/search/schema';
 import { migrateFunction, reindexFunction } from '#functions/routes';
+
+const migrationVersions = schemaMigrations.map((migration) => migration.version);
+
 import { type Observability, RouteFunction } from './route-function';
 
 export const SEARCH_DATABASE = 'search';
@@ -53,6 +56,8 @@ export class SearchIndex extends Construct {
     const vpc = new Vpc(this, 'Network', {
       maxAzs: 2,
       natGateways: 0,
+      // Its default security group is left unused (the cluster has its own); restricting it would add a custom resource function.
+      restrictDefaultSecurityGroup: false,
       subnetConfiguration: [{ name: 'database', subnetType: SubnetType.PRIVATE_ISOLATED, cidrMask: 24 }],
     });
     Validations.of(vpc).acknowledge({
@@ -98,20 +103,22 @@ export class SearchIndex extends Construct {
     const migrate = new RouteFunction(this, migrateFunction.name, { ...shared, route: migrateFunction, environment: { LOG_LEVEL: 'INFO' } })
       .function;
     this.grantSearch(migrate);
-    new Trigger(this, 'Migrations', {
-      handler: migrate,
-      executeAfter: [this.cluster],
-      executeOnHandlerChange: true,
-      timeout: Duration.minutes(5),
+    // Run by CloudFormation itself at every deploy whose migrations changed (the function answers the custom resource).
+    const migrations = new CustomResource(this, 'Migrations', {
+      serviceToken: migrate.functionArn,
+      resourceType: 'Custom::SearchMigrations',
+      properties: { versions: migrationVersions.join(',') },
     });
+    migrations.node.addDependency(this.cluster);
 
-    const reindex = new RouteFunction(this, reindexFunction.name, {
+    const reindexConstruct = new RouteFunction(this, reindexFunction.name, {
       ...shared,
       route: reindexFunction,
       bucket: props.bucket,
       timeoutSeconds: 900,
       environment: { LOG_LEVEL: 'INFO' },
-    }).function;
+    });
+    const reindex = reindexConstruct.function;
     this.grantSearch(reindex);
     // It goes on in a new invocation of itself when its time runs out. Named by pattern: its own ARN
     // in its own policy would make the function depend on itself.
@@ -128,7 +135,7 @@ export class SearchIndex extends Construct {
         ],
       }),
     );
-    Validations.of(reindex).acknowledge({
+    Validations.of(reindexConstruct).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:lambda:<AWS::Region>:<AWS::AccountId>:function:*SearchReindex*]',
       reason:
         'The rebuild invokes itself to go on; its generated name is matched by pattern, as its own ARN would make a dependency cycle.',
