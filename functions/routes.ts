@@ -543,7 +543,15 @@ export const migrateFunction = {
 } as const;
 
 /** Every function of the stack: the routes', the fallback's and those no route invokes (read afresh: tests plant routes). */
-export const allFunctions = () => [...routes, fallbackRoute, workerFunction, sweeperFunction, finaliserFunction];
+export const allFunctions = () => [
+  ...routes,
+  fallbackRoute,
+  workerFunction,
+  sweeperFunction,
+  finaliserFunction,
+  reindexFunction,
+  migrateFunction,
+];
 
 /** Splits a route path into segments; `{x}` segments match any one non-empty segment. */
 function segments(path: string): string[] {

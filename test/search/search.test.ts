@@ -3,6 +3,10 @@
  * worker's index of what the requests wrote (PGlite locally, fed from the table's stream).
  */
 import { describe, expect, it } from 'vitest';
+import { reindex } from '#core/search/reindex';
+import { reindexFunction } from '#functions/routes';
+import { indexItem } from '#functions/worker/indexer';
+import { runAsFunction } from '#lib/local/permissions';
 import { useServiceWithRoles } from '#test/support/fixture';
 import { type Api, expectProblem, expectValidationError, newDocument, newFolder, newRepository, removeMember } from '#test/support/http';
 
@@ -202,3 +206,94 @@ describe('GET /search: bad queries are 400', () => {
     );
   });
 });
+
+describe('GET /search: file text, renames, content changes, the rebuild', () => {
+  const putContent = (api: Api, id: string, body: Uint8Array | string, contentType: string) =>
+    api.request('PUT', `/document/${id}/content`, {
+      raw: typeof body === 'string' ? new TextEncoder().encode(body) : body,
+      headers: { 'content-type': contentType },
+    });
+
+  it('reads text files in their charset, JSON, and PDFs; a file that is not text is found by name only', async () => {
+    const api = ctx.owner.api;
+    const repo = await newRepository(api);
+    const latin = await newDocument(api, repo.rootFolderId, { name: 'latin.txt', content: '' });
+    const json = await newDocument(api, repo.rootFolderId, { name: 'data.json', content: '' });
+    const pdf = await newDocument(api, repo.rootFolderId, { name: 'scan.pdf', content: '' });
+    const binary = await newDocument(api, repo.rootFolderId, { name: 'blob.bin', content: '' });
+    expect(
+      (
+        await putContent(
+          api,
+          latin.id,
+          new Uint8Array([0x63, 0x72, 0xe8, 0x6d, 0x65, 0x20, 0x62, 0x72, 0xfb, 0x6c, 0xe9, 0x65]),
+          'text/plain; charset=iso-8859-1',
+        )
+      ).status,
+    ).toBe(200);
+    expect((await putContent(api, json.id, '{"fruit": "persimmon"}', 'application/json')).status).toBe(200);
+    expect((await putContent(api, pdf.id, helloPdf('quarterly mango report'), 'application/pdf')).status).toBe(200);
+    expect((await putContent(api, binary.id, 'mango mango', 'application/octet-stream')).status).toBe(200);
+    const where = { repositoryId: repo.id };
+    expect(await names(api, { ...where, q: 'creme brulee' })).toEqual(['latin.txt']);
+    expect(await names(api, { ...where, q: 'persimmon' })).toEqual(['data.json']);
+    expect(await names(api, { ...where, q: 'mango' })).toEqual(['scan.pdf']);
+    expect(await names(api, { ...where, q: 'blob' })).toEqual(['blob.bin']);
+  });
+
+  it('a rename and a content change show; the old ones go', async () => {
+    const api = ctx.owner.api;
+    const repo = await newRepository(api);
+    const doc = await newDocument(api, repo.rootFolderId, { name: 'first-name.txt', content: 'apricot' });
+    expect(await names(api, { repositoryId: repo.id, q: 'apricot' })).toEqual(['first-name.txt']);
+    expect((await api.put('/document', { id: doc.id, name: 'second-name.txt', content: 'quince' })).status).toBe(200);
+    expect(await names(api, { repositoryId: repo.id, q: 'apricot' })).toEqual([]);
+    expect(await names(api, { repositoryId: repo.id, q: 'first' })).toEqual([]);
+    expect(await names(api, { repositoryId: repo.id, q: 'quince second' })).toEqual(['second-name.txt']);
+  });
+
+  it('the rebuild brings a lost index back from the table', async () => {
+    const api = ctx.owner.api;
+    const repo = await newRepository(api);
+    await newDocument(api, repo.rootFolderId, { name: 'rebuilt.txt', content: 'tamarind' });
+    expect(await names(api, { repositoryId: repo.id, q: 'tamarind' })).toEqual(['rebuilt.txt']);
+    await ctx.svc.search.execute('DELETE FROM search_items', []);
+    expect(await names(api, { repositoryId: repo.id, q: 'tamarind' })).toEqual([]);
+    const progress = await runAsFunction(reindexFunction, () => reindex(indexItem, { budgetMs: 60_000, fresh: true }));
+    expect(progress.done).toBe(true);
+    expect(await names(api, { repositoryId: repo.id, q: 'tamarind' })).toEqual(['rebuilt.txt']);
+  });
+
+  it('503 with Retry-After while the database resumes for longer than the function waits', async () => {
+    ctx.svc.search.resumeFor(60_000);
+    try {
+      const res = await ctx.owner.api.get('/search?q=anything');
+      expectProblem(res, 503);
+      expect(res.headers.get('retry-after')).toBe('15');
+    } finally {
+      ctx.svc.search.resumeFor(0);
+    }
+  }, 30_000);
+});
+
+/** A one-page PDF whose text layer says `text` (ASCII letters and spaces). */
+function helloPdf(text: string): Uint8Array {
+  const content = `BT /F1 12 Tf 72 712 Td (${text}) Tj ET`;
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objects.forEach((object, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${object}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new TextEncoder().encode(out);
+}
