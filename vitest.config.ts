@@ -28,6 +28,7 @@ const FAST = [
   'test/web/bundle.test.ts',
   'test/web/stack-web-app.test.ts',
   'test/web/stack-web-app-hosting.test.ts',
+  'test/search/query.test.ts',
 ];
 
 /**

@@ -164,6 +164,8 @@ export const endpoints: Endpoint[] = [
     minimum: least(1, ['repository', 'role', 'numbered change']),
     request: (s, f) => ({ params: { id: s.repository }, query: { cursor: f.feedCursor, limit: '50' } }),
   },
+  // The caller's memberships and their repositories (as GET /), then one query of the search index (not a DynamoDB item).
+  { name: 'GET /search', minimum: least(2, ['membership', 'repository']) },
   { name: 'GET /{id}/changes (latest)', minimum: least(1, ['repository', 'role', 'feed counter']) },
   // The PUT that adds call n's member runs before the PUT that finds it unchanged and the DELETE
   // that removes it (every scenario runs the list in order), so each leaves none behind.

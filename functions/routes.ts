@@ -20,7 +20,8 @@ export type DynamoDbAction =
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem'
   | 'dynamodb:ConditionCheckItem'
-  | 'dynamodb:BatchWriteItem';
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:Scan';
 
 /**
  * S3 actions on the file bucket (functions/core/bucket.ts). IAM grants the object actions on the
@@ -52,6 +53,11 @@ export interface Route {
   readonly dynamodb: readonly DynamoDbAction[];
   /** The S3 actions its code uses on the file bucket (none: the function is not told of the bucket). */
   readonly s3?: readonly S3Action[];
+  /**
+   * Uses the search index (functions/core/search/): IAM grants the RDS Data API on its cluster and
+   * read of its secret; the local search database refuses a function without it.
+   */
+  readonly search?: boolean;
   /** Lists with `nextToken`: only these read the paging-token key (functions/core/paging.ts). */
   readonly pages?: boolean;
   /** Hands clients presigned URLs: on AWS it signs them as the URL signing role (functions/core/bucket.ts, `presign`). */
@@ -505,8 +511,19 @@ export const routes: readonly Route[] = [
     // GetItem: a failed claim hands back the link as it is (see WRITE).
     dynamodb: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
     s3: ['s3:GetObject'],
+    presigns: true,
     public: true,
     throttle: PUBLIC_LINK_THROTTLE,
+  },
+  // Search (docs/api.md: Search): the index, and the caller's memberships (a Query and the repositories' BatchGetItem).
+  {
+    name: 'Search',
+    method: 'GET',
+    path: '/search',
+    handler: handlerAt<typeof import('./search/search')>('search/search'),
+    dynamodb: LIST,
+    pages: true,
+    search: true,
   },
   // The API's own reference, public: the OpenAPI document and Swagger UI (docs/api-decisions.md).
   {
@@ -569,8 +586,11 @@ export const workerFunction = {
       's3:ListBucketMultipartUploads',
       's3:AbortMultipartUpload',
       ...FINISH_UPLOAD,
+      // GetObject: the text of files, for the search index (functions/worker/indexer.ts).
+      's3:GetObject',
     ]),
   ] as readonly S3Action[],
+  search: true,
 } as const;
 
 /**
@@ -597,8 +617,37 @@ export const sweeperFunction = {
   s3: workerFunction.s3,
 } as const;
 
+/**
+ * The search index's rebuild (functions/search/reindex.ts; locally `npm run reindex`): it scans
+ * the table for folders and documents and indexes each as the worker does, so it needs what the
+ * worker's indexer reads (items, feed positions, file text) and the Scan.
+ */
+export const reindexFunction = {
+  name: 'SearchReindex',
+  handler: 'search/reindex',
+  dynamodb: ['dynamodb:Scan', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'] as readonly DynamoDbAction[],
+  s3: ['s3:GetObject'] as readonly S3Action[],
+  search: true,
+} as const;
+
+/** Applies the search index's migrations at deploy (functions/search/migrate.ts, a CDK trigger): the Data API only. */
+export const migrateFunction = {
+  name: 'SearchMigrate',
+  handler: 'search/migrate',
+  dynamodb: [] as readonly DynamoDbAction[],
+  search: true,
+} as const;
+
 /** Every function of the stack: the routes', the fallback's and those no route invokes (read afresh: tests plant routes). */
-export const allFunctions = () => [...routes, fallbackRoute, workerFunction, sweeperFunction, finaliserFunction];
+export const allFunctions = () => [
+  ...routes,
+  fallbackRoute,
+  workerFunction,
+  sweeperFunction,
+  finaliserFunction,
+  reindexFunction,
+  migrateFunction,
+];
 
 /** Splits a route path into segments; `{x}` segments match any one non-empty segment. */
 function segments(path: string): string[] {

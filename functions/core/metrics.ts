@@ -65,6 +65,7 @@ export const serviceMetrics = {
   tasksRetried: spec('TasksRetried', MetricUnit.Count, [], 'Task steps tried again after a condition failed (another run moved on).'),
   tasksFailed: spec('TasksFailed', MetricUnit.Count, [], 'Task runs that threw: the stream retries them, or the sweeper.'),
   feedLag: spec('FeedLag', MetricUnit.Milliseconds, [], 'From a change’s write to its numbered record reaching the worker.'),
+  searchIndexLag: spec('SearchIndexLag', MetricUnit.Milliseconds, [], 'From a change’s write to the search index showing it.'),
 } as const satisfies Record<string, MetricSpec>;
 
 export type ServiceMetric = keyof typeof serviceMetrics;

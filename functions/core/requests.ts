@@ -470,3 +470,33 @@ export const linkParams = z.object({ linkId: idSchema.check(z.meta({ description
 export const tokenParams = z.object({
   token: z.string(expected('a string')).check(z.meta({ description: 'The token of a share link, as its `201` gave it.' })),
 });
+// Search (docs/api.md: Search).
+
+export const MAX_SEARCH_QUERY_CHARS = 256;
+export const searchQuery = z.object({
+  q: text().check(
+    z.refine((value: string) => codePoints(value) >= 1 && codePoints(value) <= MAX_SEARCH_QUERY_CHARS, {
+      message: `must be 1 to ${MAX_SEARCH_QUERY_CHARS} characters`,
+    }),
+    z.meta({
+      minLength: 1,
+      maxLength: MAX_SEARCH_QUERY_CHARS,
+      description:
+        'Words (a word of a name that begins with it, or any part of a name of 3 characters or more; a word of the content with the same English stem), `"a phrase"`, `-word` to exclude, `a OR b`. At least one word to find.',
+      examples: ['quarterly report -draft'],
+    }),
+  ),
+  repositoryId: z.optional(idSchema.check(z.meta({ description: 'Only this repository.' }))),
+  folderId: z.optional(idSchema.check(z.meta({ description: 'Only what is below this folder, at any depth.' }))),
+  kind: z.optional(z.enum(['document', 'folder'], expected('"document" or "folder"'))),
+  contentType: z.optional(
+    z
+      .string(expected('a string'))
+      .check(
+        z.regex(new RegExp(`^${token}/(?:${token})?$`), 'must be a media type without parameters, or a prefix ending in "/"'),
+        z.meta({ description: 'A type (`application/pdf`, parameters ignored), or a prefix ending in `/` (`image/`).' }),
+      ),
+  ),
+  ...pageQuery.shape,
+});
+export type SearchQuery = z.infer<typeof searchQuery>;

@@ -250,6 +250,28 @@ export const sharedDocumentSchema = z.strictObject({
   updatedAt: time('When the current version was written.'),
 });
 
+export const searchHitSchema = z.strictObject({
+  kind: z.enum(['document', 'folder']),
+  id: id('The document or folder id.'),
+  repositoryId: id('The repository it is in.'),
+  folderId: id('The folder it is in (for a folder: its parent).'),
+  name: name(),
+  contentType: z.optional(z.string().check(z.meta({ description: 'Documents only.' }))),
+  size: z.optional(contentSize()),
+  updatedAt: time('ISO 8601, UTC.'),
+  matched: z.enum(['name', 'content', 'both']).check(z.meta({ description: 'Where the query matched.' })),
+  snippet: z.optional(
+    z
+      .strictObject({
+        text: z.string().check(z.maxLength(300), z.meta({ description: 'Plain text around the best match in the content.' })),
+        highlights: z
+          .array(z.tuple([z.int().check(z.gte(0)), z.int().check(z.gte(0))]))
+          .check(z.meta({ description: '`[start, end)` of each matched word in `text`, in UTF-16 code units.' })),
+      })
+      .check(z.meta({ description: 'When the content matched: an excerpt of at most 300 characters.' })),
+  ),
+});
+
 /** Every response body by the name of its OpenAPI component. */
 export const resources = {
   Repository: repositorySchema,
@@ -279,6 +301,8 @@ export const resources = {
   Link: linkSchema,
   LinkList: page(linkSchema),
   SharedDocument: sharedDocumentSchema,
+  SearchHit: searchHitSchema,
+  SearchResults: page(searchHitSchema),
 };
 export type ResourceName = keyof typeof resources;
 export type ResourceOf<N extends ResourceName> = z.output<(typeof resources)[N]>;
@@ -295,6 +319,7 @@ export type Change = ResourceOf<'Change'>;
 export type Upload = ResourceOf<'Upload'>;
 export type Link = ResourceOf<'Link'>;
 export type SharedDocument = ResourceOf<'SharedDocument'>;
+export type SearchHit = ResourceOf<'SearchHit'>;
 export type UploadStatus = (typeof uploadStatuses)[number];
 export type ChangeType = (typeof changeTypes)[number];
 export interface Page<T> {

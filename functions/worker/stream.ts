@@ -4,7 +4,7 @@
  * lib/local/stream-feeder.ts). The stream's filters (./filters.ts) pass it five kinds of record:
  *
  * - a change a write recorded → numbered into its repository's feed (./number-changes.ts);
- * - a numbered change → published as an event (./events.ts);
+ * - a numbered change → into the search index (./indexer.ts), then published as an event (./events.ts);
  * - a task started or advanced → run a while (./tasks.ts);
  * - a trash record DynamoDB's TTL removed → its item purged (./housekeeping.ts);
  * - a document with revisions to spare → the old ones reclaimed (./housekeeping.ts).
@@ -23,6 +23,7 @@ import { recordMetric } from '#core/metrics';
 import type { Change } from '#core/resources';
 import { type NumberedChange, publishChanges } from './events';
 import { pruneRevisions, purgeExpired } from './housekeeping';
+import { indexChanges } from './indexer';
 import { sequenceChanges } from './number-changes';
 import { countChanges, observedInvocation } from './observability';
 import { taskSteps } from './task-steps';
@@ -57,6 +58,7 @@ async function handleRun(kind: Kind, records: readonly DynamoDBRecord[], until: 
       );
     case 'numbered': {
       const changes = records.map((record) => image(record.dynamodb?.NewImage) as unknown as NumberedChange);
+      await indexChanges(changes);
       await publishChanges(changes);
       countChanges(changes);
       return;

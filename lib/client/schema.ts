@@ -644,6 +644,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search folders and documents
+         * @description Names (a word that begins with each query word, or any part of 3 characters or more) and content (inline text; text, JSON, XML and PDF files: the first 1 MiB of text), in every repository you are a member of, or one repository, or below one folder. Best match first: a match in the name above one only in the content, then newest. Changes show within seconds.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -1167,6 +1187,47 @@ export interface components {
              * @description When the current version was written.
              */
             updatedAt: string;
+        };
+        SearchHit: {
+            /** @enum {string} */
+            kind: "document" | "folder";
+            /** @description The document or folder id. */
+            id: string;
+            /** @description The repository it is in. */
+            repositoryId: string;
+            /** @description The folder it is in (for a folder: its parent). */
+            folderId: string;
+            /** @description Trimmed, NFC; unique within its folder, case-insensitively. */
+            name: string;
+            /** @description Documents only. */
+            contentType?: string;
+            /** @description Bytes of the content: of `content` in UTF-8, or of the file. */
+            size?: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601, UTC.
+             */
+            updatedAt: string;
+            /**
+             * @description Where the query matched.
+             * @enum {string}
+             */
+            matched: "name" | "content" | "both";
+            /** @description When the content matched: an excerpt of at most 300 characters. */
+            snippet?: {
+                /** @description Plain text around the best match in the content. */
+                text: string;
+                /** @description `[start, end)` of each matched word in `text`, in UTF-16 code units. */
+                highlights: [
+                    number,
+                    number
+                ][];
+            };
+        };
+        SearchResults: {
+            items: components["schemas"]["SearchHit"][];
+            /** @description Pass it as `nextToken` to get the next page; absent on the last page. */
+            nextToken?: string;
         };
         ValidationProblem: {
             /** @constant */
@@ -1781,6 +1842,24 @@ export interface components {
         linkId: string;
         /** @description The token of a share link, as its `201` gave it. */
         token: string;
+        /**
+         * @description Words (a word of a name that begins with it, or any part of a name of 3 characters or more; a word of the content with the same English stem), `"a phrase"`, `-word` to exclude, `a OR b`. At least one word to find.
+         * @example quarterly report -draft
+         */
+        q: string;
+        /**
+         * @description Only this repository.
+         * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+         */
+        repositoryId: string;
+        /**
+         * @description Only what is below this folder, at any depth.
+         * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+         */
+        folderId: string;
+        kind: "document" | "folder";
+        /** @description A type (`application/pdf`, parameters ignored), or a prefix ending in `/` (`image/`). */
+        contentType: string;
         /**
          * @description Makes a retry safe: a repeat of this request with the same key, by the same user, within 24 hours, gets the first answer again (status, headers and body; a 5xx or 429 is not kept) and changes nothing. The same key with another request is 422; while the first still runs, 409 with `Retry-After`.
          * @example b6c1f0e2-6f0d-4c1e-9a57-3d1f2a8e4c55
@@ -4405,6 +4484,58 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayMessage"];
                 };
             };
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                /**
+                 * @description Words (a word of a name that begins with it, or any part of a name of 3 characters or more; a word of the content with the same English stem), `"a phrase"`, `-word` to exclude, `a OR b`. At least one word to find.
+                 * @example quarterly report -draft
+                 */
+                q: components["parameters"]["q"];
+                /**
+                 * @description Only this repository.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                repositoryId?: components["parameters"]["repositoryId"];
+                /**
+                 * @description Only what is below this folder, at any depth.
+                 * @example Jx3kQ0nW2b7VtYc9LmA1eQ
+                 */
+                folderId?: components["parameters"]["folderId"];
+                kind?: components["parameters"]["kind"];
+                /** @description A type (`application/pdf`, parameters ignored), or a prefix ending in `/` (`image/`). */
+                contentType?: components["parameters"]["contentType"];
+                /** @description Page size, written in decimal. */
+                limit?: components["parameters"]["limit"];
+                /** @description The `nextToken` of the previous page of the same list, as it was given. */
+                nextToken?: components["parameters"]["nextToken"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of hits, best first. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResults"];
+                };
+            };
+            400: components["responses"]["InvalidRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description No such repository or folder, or you are not a member of its repository. */
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getOpenApi: {

@@ -23,19 +23,25 @@ export interface DeclaredFunction {
   readonly name: string;
   readonly method?: HttpMethod;
   readonly dynamodb: readonly DynamoDbAction[];
+  /** Granted the search database (the RDS Data API on its cluster): lib/local/search-database.ts checks it. */
+  readonly search?: boolean;
 }
 
 interface Grant {
   name: string;
   actions: ReadonlySet<string>;
+  search: boolean;
 }
 
 const serving = new AsyncLocalStorage<Grant>();
 
 /** Runs `work` as `fn`: its DynamoDB requests are held to `fn`'s grants (read afresh: a few actions). */
 export function runAsFunction<T>(fn: DeclaredFunction, work: () => T): T {
-  return serving.run({ name: fn.name, actions: new Set(dynamodbActionsOf(fn)) }, work);
+  return serving.run({ name: fn.name, actions: new Set(dynamodbActionsOf(fn)), search: fn.search === true }, work);
 }
+
+/** The function being served, if any (the other local services hold it to its grants). */
+export const servedFunction = (): Readonly<Grant> | undefined => serving.getStore();
 
 type TransactStep = {
   Put?: unknown;

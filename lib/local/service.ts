@@ -20,6 +20,7 @@ import { type IssueTokenOptions, LOCAL_ISSUER, type LocalIssuer, type TokenVerif
 import { checkLayoutVersion, OldLayoutError } from './layout-version';
 import { enforcePermissions, signAsServedFunction } from './permissions';
 import { type LocalS3, startLocalS3 } from './s3';
+import { type LocalSearchDatabase, startLocalSearch } from './search-database';
 import { createWebAppServer, type WebAppServer } from './web-app';
 import { type LocalWorker, startLocalWorker } from './worker';
 import { readOrCreateOnce } from './write-once';
@@ -71,6 +72,8 @@ export interface LocalService {
   issueToken(sub: string, extraClaims?: Record<string, unknown>, options?: IssueTokenOptions): Promise<string>;
   /** The background worker: wait for it to catch up, or listen to the change events it publishes. */
   worker: Pick<LocalWorker, 'settled' | 'onEvent'>;
+  /** The search index's database (PGlite behind the Data API's port). */
+  search: LocalSearchDatabase;
   stop(): Promise<void>;
 }
 
@@ -119,6 +122,11 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     const port = await listen(server, opts.port ?? 0, host);
     cleanups.push(() => closeServer(server));
     const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+    // The search index's database (PGlite), opening in the background: on disk beside the
+    // database when this process owns it (as the worker keeps its stream position), else in memory.
+    const search: LocalSearchDatabase = startLocalSearch(opts.inMemory || opts.dynamodbEndpoint ? undefined : join(opts.dataDir, 'search'));
+    cleanups.push(() => search.close());
 
     let endpoint = opts.dynamodbEndpoint;
     if (!endpoint) {
@@ -231,6 +239,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
         },
         onEvent: (listener) => worker.onEvent(listener),
       },
+      search,
       async issueToken(sub, extraClaims, options) {
         if (!localIssuer) {
           throw new Error(

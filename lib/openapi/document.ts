@@ -52,6 +52,7 @@ const tags: Record<Tag, string> = {
   Changes: "Each repository's change feed: every change after a cursor, in order, exactly once.",
   Links:
     'Share links: one document read by anyone who holds its link, without an account, with an optional expiry and password, revoked at once.',
+  Search: 'Find folders and documents by name and content in the repositories you belong to; changes show within seconds.',
   Documentation: 'This reference and the OpenAPI document it is made from. Public: no token.',
 };
 

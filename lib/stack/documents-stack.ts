@@ -23,6 +23,7 @@ import { type DeploymentConfig, retentionDays } from './config';
 import { FILES_METRICS_FILTER, FileBucket } from './file-bucket';
 import { Monitoring, type WatchedFunction } from './monitoring';
 import { RouteFunction } from './route-function';
+import { SearchIndex } from './search-index';
 
 export interface DocumentsStackProps extends StackProps {
   readonly config: DeploymentConfig;
@@ -71,6 +72,16 @@ export class DocumentsStack extends Stack {
     });
 
     const observability = { metricsNamespace: config.metricsNamespace, tracing: config.tracing };
+    // The search index (lib/stack/search-index.ts): paused when idle in a throwaway stack, a warm floor otherwise.
+    const search = new SearchIndex(this, 'SearchIndex', {
+      table,
+      bucket: files.bucket,
+      logRetention,
+      removalPolicy,
+      observability,
+      minCapacity: config.destroyable ? 0 : 0.5,
+      maxCapacity: 4,
+    });
     const watched: WatchedFunction[] = [];
     const functionFor = (route: RouteFunctionRoute, routeKey?: string) => {
       // Only the routes that page (declared in the route table) may read the key.
@@ -92,6 +103,7 @@ export class DocumentsStack extends Stack {
       if (pages) pagingSecret.grantRead(fn);
       // Routes that hand out presigned URLs sign them with the URL signing role (lib/stack/file-bucket.ts).
       if ('presigns' in route && route.presigns === true) files.allowSigning(fn);
+      if ('search' in route && route.search === true) search.grantSearch(fn);
       watched.push({ name: route.name, ...(routeKey ? { routeKey } : {}), fn });
       return fn;
     };
@@ -170,6 +182,7 @@ export class DocumentsStack extends Stack {
     }
 
     const worker = new BackgroundWorker(this, 'Worker', { table, bucket: files.bucket, logRetention, removalPolicy, observability });
+    search.grantSearch(worker.worker);
 
     // The bucket's Object Created events (sent to EventBridge: no deploy-time notification function) finish an upload
     // whose bytes arrived (functions/uploads/finalise.ts); a failed delivery is retried twice within an hour, and the

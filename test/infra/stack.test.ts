@@ -48,7 +48,8 @@ const actionsOf = (routeName: string): string[] =>
 describe('functions', () => {
   it('makes one function per route table entry, plus the $default fallback, the background worker and its sweeper, and the upload finaliser', () => {
     const functions = resources('AWS::Lambda::Function');
-    expect(Object.keys(functions)).toHaveLength(routes.length + 4);
+    // And the search index's two (lib/stack/search-index.ts): its migrations and its rebuild.
+    expect(Object.keys(functions)).toHaveLength(routes.length + 6);
     for (const route of [...routes, fallbackRoute, workerFunction, finaliserFunction]) functionIdOf(route.name);
     // The sweeper's construct is inside the worker's (test/infra/background-worker.test.ts).
     logicalIdOf('AWS::Lambda::Function', `Worker${sweeperFunction.name}Function`);
@@ -86,11 +87,23 @@ describe('functions', () => {
       expect(variables.PAGING_TOKEN_SECRET, route.name).toBeUndefined();
       // The worker's role is inside its construct (WorkerFunctionRole…).
       const roleOf = route === workerFunction ? 'WorkerFunction' : route.name;
-      const reads = policyStatementsOf(roleOf).filter((s) => JSON.stringify(s.Action).includes('secretsmanager:'));
+      // The search index's own secret (the Data API's credentials) is another matter: test/infra/search-index.test.ts.
+      const reads = policyStatementsOf(roleOf).filter(
+        (s) => JSON.stringify(s.Action).includes('secretsmanager:') && JSON.stringify(s.Resource).includes(secretId),
+      );
       if (pages) {
         expect(variables.PAGING_TOKEN_SECRET_ARN, route.name).toEqual({ Ref: secretId });
+        // IAM merges grants of the same actions: the search route's statement also names the search index's secret.
+        const searchSecret =
+          route.search === true
+            ? [{ Ref: logicalIdOf('AWS::SecretsManager::SecretTargetAttachment', 'SearchIndexClusterSecretAttachment') }]
+            : [];
         expect(reads, route.name).toEqual([
-          { Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'], Effect: 'Allow', Resource: { Ref: secretId } },
+          {
+            Action: ['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue'],
+            Effect: 'Allow',
+            Resource: searchSecret.length ? [{ Ref: secretId }, ...searchSecret] : { Ref: secretId },
+          },
         ]);
       } else {
         expect(variables.PAGING_TOKEN_SECRET_ARN, route.name).toBeUndefined();
@@ -99,7 +112,7 @@ describe('functions', () => {
     }
     // Whatever else the stack has (the sweeper, functions to come): only the paging routes' roles may read it.
     const readers = Object.values(resources('AWS::IAM::Policy'))
-      .filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes('secretsmanager:'))
+      .filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes(secretId))
       .flatMap((policy) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref))
       .sort();
     expect(readers).toEqual(
@@ -108,8 +121,9 @@ describe('functions', () => {
         .map((r) => logicalIdOf('AWS::IAM::Role', `${r.name}Role`))
         .sort(),
     );
-    // No dynamic reference resolves the secret's value into the template anywhere.
-    expect(JSON.stringify(template.toJSON())).not.toContain('resolve:secretsmanager');
+    // No dynamic reference resolves the secret's value into the template anywhere (the search
+    // cluster's master password is resolved by CloudFormation from its own secret, as RDS needs).
+    expect(JSON.stringify(template.toJSON())).not.toContain(`resolve:secretsmanager:",{"Ref":"${secretId}"`);
   });
 
   it('gives every function its own log group with a retention', () => {

@@ -70,6 +70,9 @@ export const WHO_MAY: Readonly<Record<string, Access>> = {
   'GET /s/{token}': 'public',
   'GET /s/{token}/content': 'public',
 
+  // Any signed-in user; hits only from repositories they are a member of at that moment.
+  'GET /search': 'signed-in',
+
   'GET /openapi.json': 'public',
   'GET /docs': 'public',
   'GET /docs/{asset}': 'public',

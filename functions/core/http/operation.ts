@@ -18,6 +18,7 @@ export type Tag =
   | 'Revisions'
   | 'Changes'
   | 'Links'
+  | 'Search'
   | 'Documentation';
 
 /** Errors an endpoint's own logic raises (and what each means there). */

@@ -614,3 +614,24 @@ export async function readDocumentItems(documentId: string, limit: number) {
 
 /** Whether an item of a document's partition is the document item itself. */
 export const isDocumentItem = (item: Item) => item.SK === ITEM_SORT_KEY.document;
+
+/**
+ * A document as the search indexer reads it (functions/worker/indexer.ts), with no caller: the
+ * resource (with inline content), which version's content is current, its file's object, and
+ * whether it was itself deleted to the trash (not merely below a trashed folder); undefined once
+ * it is gone from the table.
+ */
+export async function readDocumentForIndex(
+  id: string,
+): Promise<{ document: Document; contentVersion: number; objectKey?: string; trashed: boolean } | undefined> {
+  const lookup = await getItems([documentKey(id)]);
+  const stored = lookup(documentKey(id)) as (Item & StoredDocument) | undefined;
+  if (!stored) return undefined;
+  return {
+    // Large text is one read more (where content lives: `currentContentKeyOf`).
+    document: await documentWithContent(stored, lookup),
+    contentVersion: stored.contentVersion,
+    ...(stored.objectKey ? { objectKey: stored.objectKey } : {}),
+    trashed: stored.trash?.root === id,
+  };
+}

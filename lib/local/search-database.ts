@@ -1,0 +1,134 @@
+/**
+ * The search database on this machine: PGlite (PostgreSQL compiled to WebAssembly), on disk
+ * under the data folder, behind the same `execute` port as the RDS Data API deployed
+ * (functions/core/search/database.ts). It refuses what the Data API refuses ("Amazon RDS Data
+ * API limitations", Aurora user guide), so a local test fails where AWS would:
+ * - array parameters (the Data API's SqlParameter has no array value);
+ * - a response over 1 MiB, or a row over 64 KB;
+ * - a function whose role is not granted the Data API (`search` in functions/routes.ts), as
+ *   IAM would refuse `rds-data:ExecuteStatement` (./permissions.ts holds who is being served).
+ * `resumeFor(ms)` makes it answer `DatabaseResumingException` for a while, as an auto-paused
+ * Aurora Serverless v2 cluster does while it wakes.
+ */
+import { mkdir } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+import { RESUMING, type Row, type SqlPort, type SqlValue, setSearchDatabase } from '#core/search/database';
+import { migrate } from '#core/search/migrate';
+import { servedFunction } from './permissions';
+
+export const DATA_API_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const DATA_API_MAX_ROW_BYTES = 64 * 1024;
+
+/** An error as the Data API's client throws it (its `name` is what callers look at). */
+export class DataApiError extends Error {
+  constructor(name: string, message: string) {
+    super(message);
+    this.name = name;
+  }
+}
+
+export interface LocalSearchDatabase extends SqlPort {
+  /** Answer DatabaseResumingException for the next `ms` milliseconds. */
+  resumeFor(ms: number): void;
+  close(): Promise<void>;
+}
+
+/** Opens (or creates) the database in `dir`, in a thread of its own (./search-thread.mjs); in memory without one. */
+export async function startLocalSearchDatabase(dir?: string): Promise<LocalSearchDatabase> {
+  if (dir) await mkdir(dir, { recursive: true });
+  const thread = new Worker(new URL('./search-thread.mjs', import.meta.url), { workerData: { dataDir: dir } });
+  const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (error: Error) => void }>();
+  let nextId = 0;
+  await new Promise<void>((resolve, reject) => {
+    thread.once('error', reject);
+    thread.on(
+      'message',
+      (message: { ready?: boolean; failed?: string; id?: number; rows?: Row[]; error?: { name: string; message: string } }) => {
+        if (message.ready) resolve();
+        else if (message.failed) reject(new Error(`PGlite did not start: ${message.failed}`));
+        else if (message.id !== undefined) {
+          const waiting = pending.get(message.id);
+          pending.delete(message.id);
+          if (message.error) waiting?.reject(new DataApiError(message.error.name, message.error.message));
+          else waiting?.resolve(message.rows ?? []);
+        }
+      },
+    );
+  });
+  const send = (message: { sql?: string; params?: readonly SqlValue[]; close?: boolean }) =>
+    new Promise<Row[]>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      thread.postMessage({ id, ...message });
+    });
+  let resumingUntil = 0;
+  return {
+    async execute(sql: string, params: readonly SqlValue[]): Promise<Row[]> {
+      const grant = servedFunction();
+      if (grant && !grant.search) {
+        throw new DataApiError(
+          'AccessDeniedException',
+          `${grant.name} is not authorized to perform: rds-data:ExecuteStatement on the search cluster`,
+        );
+      }
+      for (const value of params) {
+        if (value !== null && typeof value === 'object')
+          throw new DataApiError('BadRequestException', 'Array parameters are not supported by the Data API');
+      }
+      if (Date.now() < resumingUntil) throw new DataApiError(RESUMING, 'The database is resuming after being auto-paused.');
+      const rows = await send({ sql, params });
+      checkSize(rows);
+      return rows;
+    },
+    resumeFor(ms) {
+      resumingUntil = Date.now() + ms;
+    },
+    async close() {
+      await send({ close: true }).catch(() => undefined);
+      await thread.terminate();
+    },
+  };
+}
+
+/** The Data API's size limits on what a statement answers. */
+function checkSize(rows: readonly Row[]): void {
+  let total = 0;
+  for (const row of rows) {
+    const bytes = Buffer.byteLength(JSON.stringify(row, (_key, value) => (typeof value === 'bigint' ? value.toString() : value)));
+    if (bytes > DATA_API_MAX_ROW_BYTES) throw new DataApiError('BadRequestException', 'A row of the result is over 64 KB');
+    total += bytes;
+    if (total > DATA_API_MAX_RESPONSE_BYTES) throw new DataApiError('BadRequestException', 'Database response exceeded size limit');
+  }
+}
+
+/**
+ * Opens the local search database in the background, applies the migrations, and hands it to
+ * the functions of this process at once: a statement waits until it is open (a few seconds), so
+ * the rest of the service does not wait for it.
+ */
+export function startLocalSearch(dir?: string): LocalSearchDatabase {
+  const opening = startLocalSearchDatabase(dir);
+  const ready = opening.then(async (db) => {
+    await migrateWith(db);
+    return db;
+  });
+  ready.catch(() => undefined);
+  const local: LocalSearchDatabase = {
+    execute: async (sql, params) => (await ready).execute(sql, params),
+    resumeFor: (ms) => {
+      ready.then(
+        (db) => db.resumeFor(ms),
+        () => undefined,
+      );
+    },
+    close: async () => {
+      setSearchDatabase(undefined);
+      await (await opening.catch(() => undefined))?.close();
+    },
+  };
+  setSearchDatabase(local);
+  return local;
+}
+
+/** The migrations, run on `db` outside any function's grants (the runtime's own set-up). */
+const migrateWith = (db: SqlPort) => migrate((sql, params = []) => db.execute(sql, params));

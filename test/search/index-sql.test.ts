@@ -1,0 +1,152 @@
+/**
+ * The search index's SQL on PGlite, without the service (functions/core/search/): the two folds
+ * agree on one corpus, the migrations are idempotent, writes are guarded by feed position, a
+ * tombstone is never brought back, a folder's subtree follows it, and the local database refuses
+ * what the RDS Data API refuses.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execute, setSearchDatabase } from '#core/search/database';
+import { searchFold } from '#core/search/fold';
+import { migrate } from '#core/search/migrate';
+import { parseQuery } from '#core/search/query';
+import { type IndexedItem, removeItem, searchItems, upsertItem } from '#core/search/search-index';
+import { runAsFunction } from '#lib/local/permissions';
+import { type LocalSearchDatabase, startLocalSearch } from '#lib/local/search-database';
+
+let db: LocalSearchDatabase;
+beforeAll(async () => {
+  db = startLocalSearch();
+  await db.execute('SELECT 1', []);
+}, 120_000);
+afterAll(async () => {
+  await db?.close();
+});
+/** Statements as a function granted the search database runs them. */
+const asWorker = <T>(work: () => Promise<T>) => runAsFunction({ name: 'Worker', dynamodb: [], search: true }, work);
+
+const CORPUS = [
+  'Straße',
+  'STRASSE',
+  'Café',
+  'ＡＢＣ ｶﾀｶﾅ',
+  'ﬁle ﬀ',
+  'ΟΔΟΣ οδος ὈΔΌΣ',
+  'İstanbul',
+  'Ǆemal',
+  'naïve façade',
+  'Ångström',
+  'Œuvre',
+  'résumé',
+  'ﾊﾝｶｸ',
+  '①②',
+  'Ⅻ',
+  'ﬃ',
+  'Ｒｅｐｏｒｔ－２０２４',
+  'Ⅸ',
+  'Æsir Øre Łódź Þór Đorđe ħ ı ŋ ŧ',
+];
+
+describe('folding', () => {
+  it('the SQL fold agrees with the JavaScript fold on the corpus', async () => {
+    const rows = await db.execute('SELECT t, search_fold(t) AS folded FROM jsonb_array_elements_text($1::jsonb) AS t', [
+      JSON.stringify(CORPUS),
+    ]);
+    const disagreements = rows
+      .filter((row) => row.folded !== searchFold(row.t as string))
+      .map((row) => [row.t, row.folded, searchFold(row.t as string)]);
+    expect(disagreements).toEqual([]);
+  });
+});
+
+describe('migrations', () => {
+  it('are recorded, and running them again changes nothing', async () => {
+    expect(await migrate((sql, params = []) => db.execute(sql, params))).toEqual([]);
+    const versions = await db.execute('SELECT version FROM search_schema_version ORDER BY version', []);
+    expect(versions.map((row) => row.version)).toEqual([1]);
+  });
+});
+
+const item = (fields: Partial<IndexedItem> & { id: string }): IndexedItem => ({
+  repositoryId: 'r1',
+  kind: 'document',
+  folderId: 'root1',
+  name: fields.id,
+  contentType: 'text/plain',
+  size: 1,
+  version: 1,
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  trashed: false,
+  content: '',
+  contentVersion: 1,
+  ...fields,
+});
+const find = (q: string, extra: { folderId?: string } = {}) =>
+  asWorker(() => searchItems({ query: parseQuery(q), repositoryIds: ['r1'], offset: 0, limit: 50, ...extra })).then((hits) =>
+    hits.map((hit) => hit.name).sort(),
+  );
+
+describe('writes guarded by feed position', () => {
+  it('an older change never overwrites a newer one', async () => {
+    await asWorker(() => upsertItem(item({ id: 'g1', name: 'guard new' }), 5));
+    await asWorker(() => upsertItem(item({ id: 'g1', name: 'guard old' }), 4));
+    expect(await find('guard')).toEqual(['guard new']);
+  });
+
+  it('a late upsert never brings a purged item back', async () => {
+    await asWorker(() => upsertItem(item({ id: 'p1', name: 'purged thing' }), 1));
+    await asWorker(() => removeItem({ id: 'p1', repositoryId: 'r1', kind: 'document' }, 3));
+    await asWorker(() => upsertItem(item({ id: 'p1', name: 'purged thing' }), 2));
+    expect(await find('purged')).toEqual([]);
+  });
+
+  it('a purged folder takes its subtree; a moved folder takes it along in one row', async () => {
+    await asWorker(async () => {
+      await upsertItem(item({ id: 'fa', kind: 'folder', name: 'fa' }), 1);
+      await upsertItem(item({ id: 'fb', kind: 'folder', name: 'fb' }), 1);
+      await upsertItem(item({ id: 'fc', kind: 'folder', folderId: 'fa', name: 'fc' }), 1);
+      await upsertItem(item({ id: 'd1', folderId: 'fc', name: 'hazel' }), 1);
+    });
+    expect(await find('hazel', { folderId: 'fa' })).toEqual(['hazel']);
+    await asWorker(() => upsertItem(item({ id: 'fc', kind: 'folder', folderId: 'fb', name: 'fc' }), 2));
+    expect(await find('hazel', { folderId: 'fa' })).toEqual([]);
+    expect(await find('hazel', { folderId: 'fb' })).toEqual(['hazel']);
+    await asWorker(() => removeItem({ id: 'fb', repositoryId: 'r1', kind: 'folder' }, 3));
+    expect(await find('hazel')).toEqual([]);
+    // An older change of the document cannot bring it back either.
+    await asWorker(() => upsertItem(item({ id: 'd1', folderId: 'fc', name: 'hazel' }), 2));
+    expect(await find('hazel')).toEqual([]);
+  });
+});
+
+describe('what the Data API refuses, refused locally', () => {
+  it('array parameters', async () => {
+    await expect(db.execute('SELECT $1::text[]', [['a'] as unknown as string])).rejects.toMatchObject({ name: 'BadRequestException' });
+  });
+
+  it('a response over 1 MiB', async () => {
+    await expect(db.execute("SELECT repeat('x', 60000) FROM generate_series(1, 20)", [])).rejects.toMatchObject({
+      name: 'BadRequestException',
+    });
+  });
+
+  it('a row over 64 KB', async () => {
+    await expect(db.execute("SELECT repeat('x', 70000)", [])).rejects.toMatchObject({ name: 'BadRequestException' });
+  });
+
+  it('a function without the grant', async () => {
+    await expect(runAsFunction({ name: 'GetDocument', dynamodb: [] }, () => db.execute('SELECT 1', []))).rejects.toMatchObject({
+      name: 'AccessDeniedException',
+    });
+  });
+
+  it('while the cluster resumes: retried, then 503 with Retry-After', async () => {
+    db.resumeFor(600);
+    const rows = await execute('SELECT 1 AS one');
+    expect(rows).toEqual([{ one: 1 }]);
+    db.resumeFor(60_000);
+    await expect(execute('SELECT 1')).rejects.toMatchObject({ status: 503, options: { headers: { 'Retry-After': '15' } } });
+    db.resumeFor(0);
+  }, 30_000);
+});
+
+afterAll(() => setSearchDatabase(undefined));
