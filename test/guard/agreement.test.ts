@@ -31,7 +31,16 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type { Scene } from '#core/http/operation';
-import { allFunctions, dynamodbActionsOf, IDEMPOTENCY_ACTIONS, type Route, routes, s3ActionsOf, workerFunction } from '#functions/routes';
+import {
+  allFunctions,
+  dynamodbActionsOf,
+  IDEMPOTENCY_ACTIONS,
+  type Route,
+  reindexFunction,
+  routes,
+  s3ActionsOf,
+  workerFunction,
+} from '#functions/routes';
 import { exampleCall } from '#lib/examples';
 import { loadOperations } from '#lib/openapi/document';
 import { actionsReachableFrom, HONOURED, projectRoot } from './aws-actions';
@@ -294,6 +303,11 @@ const OTHER_GRANTS: { action: string; holds: (fn: DeclaredFunction) => boolean; 
     action: 'events:PutEvents',
     holds: (fn) => fn.name === workerFunction.name,
     where: "the change events' bus, to the worker (lib/stack/background-worker.ts)",
+  },
+  {
+    action: 'lambda:InvokeFunction',
+    holds: (fn) => fn.name === reindexFunction.name,
+    where: 'the rebuild invoking itself until done (lib/stack/search-index.ts)',
   },
 ];
 

@@ -97,6 +97,8 @@ const ACTIONS: Record<string, Record<string, string[]>> = {
     CopyObject: ['GetObject', 'PutObject'],
     UploadPartCopy: ['GetObject', 'PutObject'],
   },
+  // Lambda's Invoke API is authorized as lambda:InvokeFunction (Service Authorization Reference, AWS Lambda).
+  lambda: { Invoke: ['InvokeFunction'] },
 };
 
 /**
