@@ -4,12 +4,12 @@
  * unit and dimension is in `serviceMetrics` below; the stack's alarms and dashboard
  * (lib/stack/monitoring.ts) and docs/operations.md read the same table.
  *
- * Each invocation publishes what it recorded when it ends (`withMetrics`), with few dimensions
- * because every distinct name × dimension values is a custom metric, billed by the hour it is
- * emitted:
- * - a route's line: `service` and `route` (API Gateway's route key, `GET /document/{id}`);
- * - business events and the background functions' metrics: `service` only (a route that
- *   records a business event publishes it on a second line).
+ * Each invocation publishes what it recorded when it ends (`withMetrics`), by `service` alone:
+ * every distinct name × dimension values is a custom metric ($0.30 a month each), so a `route`
+ * dimension multiplied the route metrics by the number of routes (bench/cost-model.ts). The route
+ * key (`GET /document/{id}`) is on a route's line as metadata: Logs Insights still splits by it,
+ * and API Gateway's access log has every request. A route that records a business event
+ * publishes it on a second line, without the route.
  * The namespace is the stack's (POWERTOOLS_METRICS_NAMESPACE, from the deployment config).
  *
  * A Metrics instance per invocation, kept in AsyncLocalStorage: the local runtime serves
@@ -24,7 +24,7 @@ type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 interface MetricSpec {
   readonly name: string;
   readonly unit: Unit;
-  /** The dimensions its line carries besides `service`. */
+  /** `['route']`: on a route's line (with the route key as metadata); `[]`: on the line of `service` alone. */
   readonly dimensions: readonly 'route'[];
   readonly description: string;
 }
@@ -117,7 +117,8 @@ export async function withMetrics<T>(
   const kept = Object.fromEntries(Object.entries(metadata).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const lines: Lines = { route: newLine(kept), service: undefined, metadata: kept };
   if (route) {
-    lines.route.addDimension('route', route);
+    // Metadata, not a dimension: searchable in Logs Insights, not a custom metric per route.
+    lines.route.addMetadata('route', route);
     if (coldStart) lines.route.addMetric(serviceMetrics.coldStart.name, serviceMetrics.coldStart.unit, 1);
   } else {
     lines.service = lines.route;

@@ -21,8 +21,9 @@ import { ApiAuth } from './auth';
 import { BackgroundWorker } from './background-worker';
 import { type DeploymentConfig, retentionDays } from './config';
 import { FILES_METRICS_FILTER, FileBucket } from './file-bucket';
-import { Monitoring, type WatchedFunction } from './monitoring';
+import { Monitoring } from './monitoring';
 import { RouteFunction } from './route-function';
+import { samLocalRequested } from './sam-local';
 
 export interface DocumentsStackProps extends StackProps {
   readonly config: DeploymentConfig;
@@ -67,12 +68,14 @@ export class DocumentsStack extends Stack {
     const files = new FileBucket(this, 'Files', {
       corsOrigins: config.corsOrigins,
       removalPolicy,
+      // A throwaway stack empties its buckets on delete, or `cdk destroy` fails on them (not in the
+      // sam local template, which is never deployed: its function would be one more to serve).
+      autoDeleteObjects: config.destroyable && !samLocalRequested(this.node.tryGetContext('samLocal')),
       logRetentionDays: config.logRetentionDays,
     });
 
     const observability = { metricsNamespace: config.metricsNamespace, tracing: config.tracing };
-    const watched: WatchedFunction[] = [];
-    const functionFor = (route: RouteFunctionRoute, routeKey?: string) => {
+    const functionFor = (route: RouteFunctionRoute) => {
       // Only the routes that page (declared in the route table) may read the key.
       const pages = 'pages' in route && route.pages === true;
       const fn = new RouteFunction(this, route.name, {
@@ -82,7 +85,7 @@ export class DocumentsStack extends Stack {
         logRetention,
         removalPolicy,
         environment: {
-          LOG_LEVEL: 'INFO',
+          LOG_LEVEL: config.logLevel,
           ...(pages ? { PAGING_TOKEN_SECRET_ARN: pagingSecret.secretArn } : {}),
           // The repositories' storage quota (functions/core/limits.ts: 10 GiB unless the environment sets one).
           ...(config.quotaBytes !== undefined ? { QUOTA_BYTES: String(config.quotaBytes) } : {}),
@@ -90,7 +93,6 @@ export class DocumentsStack extends Stack {
         observability,
       }).function;
       if (pages) pagingSecret.grantRead(fn);
-      watched.push({ name: route.name, ...(routeKey ? { routeKey } : {}), fn });
       return fn;
     };
 
@@ -152,12 +154,20 @@ export class DocumentsStack extends Stack {
       api.addRoutes({
         path: route.path,
         methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(route, `${route.method} ${route.path}`)),
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(route)),
         ...(route.public ? {} : { authorizer: auth.authorizer }),
       });
     }
 
-    const worker = new BackgroundWorker(this, 'Worker', { table, bucket: files.bucket, logRetention, removalPolicy, observability });
+    const worker = new BackgroundWorker(this, 'Worker', {
+      table,
+      bucket: files.bucket,
+      logRetention,
+      removalPolicy,
+      observability,
+      logLevel: config.logLevel,
+      reserveConcurrency: config.reserveConcurrency,
+    });
 
     // The bucket's Object Created events (sent to EventBridge: no deploy-time notification function) finish an upload
     // whose bytes arrived (functions/uploads/finalise.ts); a failed delivery is retried twice within an hour, and the
@@ -168,7 +178,7 @@ export class DocumentsStack extends Stack {
       bucket: files.bucket,
       logRetention,
       removalPolicy,
-      environment: { LOG_LEVEL: 'INFO' },
+      environment: { LOG_LEVEL: config.logLevel },
       observability,
     }).function;
     new Rule(this, 'UploadArrived', {
@@ -185,11 +195,11 @@ export class DocumentsStack extends Stack {
     // bucket's S3 4xx and 5xx (broken presigned URLs).
     const monitoring = new Monitoring(this, 'Monitoring', {
       metricsNamespace: config.metricsNamespace,
-      ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+      ...(config.alarmEndpoint ? { alarmEndpoint: config.alarmEndpoint } : {}),
       api,
       table,
-      functions: [...watched, { name: 'Worker', fn: worker.worker }],
       worker,
+      dashboard: config.dashboard,
     });
     monitoring.watchUploads({ bucket: files.bucket, metricsFilterId: FILES_METRICS_FILTER, finaliser });
 
