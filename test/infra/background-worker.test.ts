@@ -37,8 +37,11 @@ const statementsOf = (rolePrefix: string) => {
     .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
 };
+/** The alarm on one function's `metricName` (the stack's alarm on all functions' Errors has no dimension). */
 const alarmOn = (metricName: string) => {
-  const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).filter((a) => a.Properties.MetricName === metricName);
+  const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).filter(
+    (a) => a.Properties.MetricName === metricName && a.Properties.Dimensions !== undefined,
+  );
   expect(alarms, metricName).toHaveLength(1);
   return alarms[0]!.Properties;
 };
@@ -95,7 +98,14 @@ describe('the stream mapping', () => {
 });
 
 describe('reserved concurrency', () => {
-  it('reserves the worker’s and the sweeper’s', () => {
+  it('is none unless the environment asks (reserveConcurrency): an account needs a limit of 100 + the reservation for it', () => {
+    const { stack: dev } = buildApp({ context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], env: 'dev' } });
+    const functions = Object.entries(Template.fromStack(dev).findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(0);
+    for (const [id, fn] of functions) expect(fn.Properties.ReservedConcurrentExecutions, id).toBeUndefined();
+  });
+
+  it('reserves the worker’s and the sweeper’s where the environment asks (prod)', () => {
     const functions = resources('AWS::Lambda::Function');
     expect(functions[workerId()]!.Properties.ReservedConcurrentExecutions).toBe(reservedConcurrency.worker);
     expect(functions[sweeperId()]!.Properties.ReservedConcurrentExecutions).toBe(reservedConcurrency.sweeper);
