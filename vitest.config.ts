@@ -24,6 +24,8 @@ const FAST = [
   'test/infra/stack.test.ts',
   'test/infra/file-bucket.test.ts',
   'test/infra/monitoring.test.ts',
+  'test/infra/stack-size.test.ts',
+  'test/unit/cost-model.test.ts',
 ];
 
 /**

@@ -6,7 +6,7 @@
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { CorsHttpMethod, HttpApi, HttpMethod, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import { CorsHttpMethod, HttpApi, HttpMethod, HttpRoute, HttpRouteKey, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule } from 'aws-cdk-lib/aws-events';
@@ -23,6 +23,7 @@ import { type DeploymentConfig, retentionDays } from './config';
 import { FILES_METRICS_FILTER, FileBucket } from './file-bucket';
 import { Monitoring } from './monitoring';
 import { RouteFunction } from './route-function';
+import { RouteGroups } from './route-groups';
 import { samLocalRequested } from './sam-local';
 
 export interface DocumentsStackProps extends StackProps {
@@ -75,10 +76,10 @@ export class DocumentsStack extends Stack {
     });
 
     const observability = { metricsNamespace: config.metricsNamespace, tracing: config.tracing };
-    const functionFor = (route: RouteFunctionRoute) => {
+    const functionFor = (scope: Construct, route: RouteFunctionRoute) => {
       // Only the routes that page (declared in the route table) may read the key.
       const pages = 'pages' in route && route.pages === true;
-      const fn = new RouteFunction(this, route.name, {
+      const fn = new RouteFunction(scope, route.name, {
         route,
         table,
         bucket: files.bucket,
@@ -97,9 +98,7 @@ export class DocumentsStack extends Stack {
     };
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy });
-    const auth = new ApiAuth(this, 'Auth', { ...(config.jwt ? { jwt: config.jwt } : {}), removalPolicy });
-
-    const fallback = functionFor(fallbackRoute);
+    const fallback = functionFor(this, fallbackRoute);
     const api = new HttpApi(this, 'Api', {
       description: 'Online documents service',
       createDefaultStage: false,
@@ -117,6 +116,7 @@ export class DocumentsStack extends Stack {
           }
         : {}),
     });
+    const auth = new ApiAuth(this, 'Auth', { api, ...(config.jwt ? { jwt: config.jwt } : {}), removalPolicy });
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
@@ -150,13 +150,23 @@ export class DocumentsStack extends Stack {
       },
     });
 
+    // Each route with its function in the nested stack of its group (./route-groups.ts); all in
+    // this one for sam local.
+    const groups = new RouteGroups(this, !samLocalRequested(this.node.tryGetContext('samLocal')));
     for (const route of routes) {
-      api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(route)),
+      const scope = groups.scopeFor(route.path);
+      const httpRoute = new HttpRoute(scope, `${route.name}Route`, {
+        httpApi: api,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(scope, route)),
         ...(route.public ? {} : { authorizer: auth.authorizer }),
       });
+      if (route.public) {
+        Validations.of(httpRoute).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: 'A public route of the route table (the API description and its docs page): it reads no data.',
+        });
+      }
     }
 
     const worker = new BackgroundWorker(this, 'Worker', {

@@ -6,7 +6,7 @@
  */
 
 import { join } from 'node:path';
-import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Names, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -95,10 +95,15 @@ export class RouteFunction extends Construct {
       if (s3Actions.includes('s3:ListBucketMultipartUploads')) {
         role.addToPolicy(new PolicyStatement({ actions: ['s3:ListBucketMultipartUploads'], resources: [bucket.bucketArn] }));
       }
-      // cdk-nag names each wildcard resource in the finding's id: the bucket by its logical id.
-      const bucketId = Stack.of(this).getLogicalId(bucket.node.defaultChild as CfnBucket);
+      // cdk-nag names each wildcard resource in the finding's id: the bucket by its logical id, or in
+      // a nested stack (./route-groups.ts) by the parameter CDK passes its ARN in.
+      const cfnBucket = bucket.node.defaultChild as CfnBucket;
+      const bucketArn =
+        Stack.of(cfnBucket) === Stack.of(this)
+          ? `${Stack.of(this).getLogicalId(cfnBucket)}.Arn`
+          : `referenceto${Names.uniqueId(cfnBucket)}Arn`;
       Validations.of(role).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/${prefix}*]`,
+        id: `AwsSolutions-IAM5[Resource::<${bucketArn}>/${prefix}*]`,
         reason: `Object keys are made at run time (one per document version), so the grant is on the file prefix (${prefix}*), the narrowest resource that holds them, and only for the S3 actions the route declares.`,
       });
     }

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_NAME, serviceMetrics } from '#core/metrics';
@@ -16,17 +16,17 @@ import { buildApp } from '#lib/stack/app';
 import { ITERATOR_AGE_ALARM_MS } from '#lib/stack/background-worker';
 import { FILES_METRICS_FILTER, type FileBucket } from '#lib/stack/file-bucket';
 import { alarmThresholds } from '#lib/stack/monitoring';
-import { testContext, testEnvironment } from '#test/support/stack';
+import { flatTemplate, testContext, testEnvironment } from '#test/support/stack';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
 const appFor = (settings: Record<string, unknown>) => buildApp({ context: testContext(settings) });
 
 const NAMESPACE = 'Documents/Test';
-const traced = Template.fromStack(
+const traced = flatTemplate(
   appFor({ metricsNamespace: NAMESPACE, tracing: true, alarmEndpoint: 'oncall@example.com', dashboard: true }).stack,
 );
-const untraced = Template.fromStack(appFor({}).stack);
+const untraced = flatTemplate(appFor({}).stack);
 
 const resourcesOf = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
 const topicId = (template: Template) => {
@@ -57,7 +57,7 @@ describe('the alarm topic', () => {
   });
 
   it('takes an https endpoint (a paging tool) as its subscriber too', () => {
-    const template = Template.fromStack(appFor({ alarmEndpoint: 'https://events.example.com/integration/abc?x=1' }).stack);
+    const template = flatTemplate(appFor({ alarmEndpoint: 'https://events.example.com/integration/abc?x=1' }).stack);
     template.resourceCountIs('AWS::SNS::Subscription', 1);
     template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'https',
@@ -258,7 +258,7 @@ describe('the alarms', () => {
 describe('the uploads: the file bucket (lib/stack/file-bucket.ts)', () => {
   it('adds the S3 4xx rate, S3 5xx and failed-upload alarms, on the bucket’s request-metrics filter and the service namespace', () => {
     const { stack } = appFor({ metricsNamespace: NAMESPACE });
-    const template = Template.fromStack(stack);
+    const template = flatTemplate(stack);
     const bucket = (stack.node.findChild('Files') as FileBucket).bucket;
     const bucketRef = { Ref: stack.getLogicalId(bucket.node.defaultChild as CfnBucket) };
     expect(resourcesOf(template, 'AWS::S3::Bucket')[bucketRef.Ref]?.Properties.MetricsConfigurations).toEqual([
