@@ -64,7 +64,6 @@ export class BackgroundWorker extends Construct {
       logRetention: RetentionDays;
       removalPolicy: RemovalPolicy;
       observability: Observability;
-      logLevel: string;
       /**
        * Reserve `reservedConcurrency` (functions/worker/delivery.ts) for the worker and the sweeper
        * (the environment's `reserveConcurrency`). Lambda keeps 100 of an account's concurrency
@@ -107,7 +106,7 @@ export class BackgroundWorker extends Construct {
       removalPolicy: props.removalPolicy,
       timeoutSeconds: WORKER_TIMEOUT_SECONDS,
       observability: props.observability,
-      environment: { LOG_LEVEL: props.logLevel, EVENT_BUS_NAME: this.eventBus.eventBusName },
+      environment: { EVENT_BUS_NAME: this.eventBus.eventBusName },
     });
     const worker = workerConstruct.function;
     this.worker = worker;
@@ -163,7 +162,7 @@ export class BackgroundWorker extends Construct {
       removalPolicy: props.removalPolicy,
       timeoutSeconds: SWEEPER_TIMEOUT_SECONDS,
       observability: props.observability,
-      environment: { LOG_LEVEL: props.logLevel },
+      environment: {},
     });
     const sweeper = sweeperConstruct.function;
     this.sweeper = sweeper;

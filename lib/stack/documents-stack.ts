@@ -75,7 +75,7 @@ export class DocumentsStack extends Stack {
       logRetentionDays: config.logRetentionDays,
     });
 
-    const observability = { metricsNamespace: config.metricsNamespace, tracing: config.tracing };
+    const observability = { metricsNamespace: config.metricsNamespace, tracing: config.tracing, logLevel: config.logLevel };
     const functionFor = (scope: Construct, route: RouteFunctionRoute) => {
       // Only the routes that page (declared in the route table) may read the key.
       const pages = 'pages' in route && route.pages === true;
@@ -86,7 +86,6 @@ export class DocumentsStack extends Stack {
         logRetention,
         removalPolicy,
         environment: {
-          LOG_LEVEL: config.logLevel,
           ...(pages ? { PAGING_TOKEN_SECRET_ARN: pagingSecret.secretArn } : {}),
           // The repositories' storage quota (functions/core/limits.ts: 10 GiB unless the environment sets one).
           ...(config.quotaBytes !== undefined ? { QUOTA_BYTES: String(config.quotaBytes) } : {}),
@@ -175,7 +174,6 @@ export class DocumentsStack extends Stack {
       logRetention,
       removalPolicy,
       observability,
-      logLevel: config.logLevel,
       reserveConcurrency: config.reserveConcurrency,
     });
 
@@ -188,7 +186,7 @@ export class DocumentsStack extends Stack {
       bucket: files.bucket,
       logRetention,
       removalPolicy,
-      environment: { LOG_LEVEL: config.logLevel },
+      environment: {},
       observability,
     }).function;
     new Rule(this, 'UploadArrived', {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Duration, Names, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
@@ -18,6 +18,7 @@ import { type DynamoDbAction, dynamodbActionsOf, type HttpMethod, type S3Action,
 import { bucketDefinition } from '#lib/bucket';
 import { esbuildArgsFor, functionBundling, handlerEntry, projectRoot } from '#lib/bundling';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
+import type { LogLevel } from './config';
 import { samLocalRequested } from './sam-local';
 
 export interface RouteFunctionProps {
@@ -47,7 +48,23 @@ export interface RouteFunctionProps {
 export interface Observability {
   readonly metricsNamespace: string;
   readonly tracing: boolean;
+  /** The environment's `logLevel`: the handlers' (LOG_LEVEL) and Lambda's own lines (see below). */
+  readonly logLevel: LogLevel;
 }
+
+/**
+ * Lambda's JSON log format with its log levels (Lambda developer guide, "Configuring advanced
+ * logging controls"): the application's lines below `logLevel` are dropped by Lambda too, and the
+ * platform's START, END and REPORT lines (INFO, ~350 bytes an invocation, bench/cost-model.ts)
+ * are written only at INFO or DEBUG; at WARN or ERROR only the platform's warnings and errors
+ * (a timeout, an init failure) are. Duration and memory stay in Lambda's metrics.
+ */
+const systemLogLevel: Record<LogLevel, SystemLogLevel> = {
+  DEBUG: SystemLogLevel.DEBUG,
+  INFO: SystemLogLevel.INFO,
+  WARN: SystemLogLevel.WARN,
+  ERROR: SystemLogLevel.WARN,
+};
 
 export class RouteFunction extends Construct {
   readonly function: NodejsFunction;
@@ -133,7 +150,11 @@ export class RouteFunction extends Construct {
       timeout: Duration.seconds(props.timeoutSeconds ?? timeoutSeconds),
       role,
       logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[props.observability.logLevel],
+      systemLogLevelV2: systemLogLevel[props.observability.logLevel],
       environment: {
+        LOG_LEVEL: props.observability.logLevel,
         ...props.environment,
         ...(usesTable ? { TABLE_NAME: table.tableName } : {}),
         ...(s3Actions.length > 0 && bucket ? { BUCKET_NAME: bucket.bucketName } : {}),
