@@ -365,6 +365,19 @@ describe('every function', () => {
     }
   });
 
+  it('logs at the environment’s level, in Lambda’s JSON format: at WARN neither the INFO request line nor START/END/REPORT', () => {
+    const quiet = flatTemplate(appFor({ logLevel: 'WARN' }).stack);
+    for (const [template, level, system] of [
+      [untraced, 'INFO', 'INFO'],
+      [quiet, 'WARN', 'WARN'],
+    ] as const) {
+      for (const [id, fn] of functions(template)) {
+        expect(fn.Properties.Environment.Variables.LOG_LEVEL, id).toBe(level);
+        expect(fn.Properties.LoggingConfig, id).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: level, SystemLogLevel: system });
+      }
+    }
+  });
+
   it('keeps its logs for the configured days, as the API’s access logs', () => {
     const groups = Object.values(resourcesOf(untraced, 'AWS::Logs::LogGroup'));
     expect(groups.length).toBe(functions(untraced).length + 1);
