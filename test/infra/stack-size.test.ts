@@ -45,10 +45,15 @@ const expectWithinQuotas = (templates: Counted[]) => {
   }
 };
 
+// Synthesized while the file loads (seconds each, with cdk-nag): a test's timeout is for a hang.
+const environments = Object.keys(projectContext().environments as Record<string, unknown>).map((env) => ({
+  env,
+  templates: templatesOf(env),
+}));
+
 describe('stack size', () => {
-  for (const env of Object.keys(projectContext().environments as Record<string, unknown>)) {
+  for (const { env, templates } of environments) {
     it(`${env}: every stack has at most ${MAX_RESOURCES_PER_STACK} resources`, () => {
-      const templates = templatesOf(env);
       console.info(`${env}: ${templates.map(({ file, resources }) => `${file} ${resources}`).join(', ')}`);
       expectWithinQuotas(templates);
       // Every resource of a route is in its group's stack: the parent grows by one stack per group.
@@ -77,7 +82,7 @@ describe('stack size', () => {
     } finally {
       (routes as Route[]).splice(routes.length - planted.length, planted.length);
     }
-  });
+  }, 180_000);
 });
 
 describe('route groups', () => {
