@@ -139,6 +139,7 @@ function withNestedStacks(resources: Record<string, Resource>, baseDir: string):
     const nested = JSON.parse(readFileSync(nestedFile, 'utf8')) as { Resources?: Record<string, Resource> };
     const passed = (resource.Properties?.Parameters ?? {}) as Record<string, Json>;
     for (const [id, inner] of Object.entries(withNestedStacks(nested.Resources ?? {}, baseDir))) {
+      if (inner.Type === 'AWS::CDK::Metadata') continue; // CDK's version report, in every stack
       if (Object.hasOwn(resources, id) || Object.hasOwn(merged, id)) throw new TemplateError(`${id} is in two stacks of the template.`);
       merged[id] = substituteParameters(inner as unknown as Json, passed) as unknown as Resource;
     }
