@@ -29,6 +29,8 @@ const FAST = [
   'test/web/stack-web-app.test.ts',
   'test/web/stack-web-app-hosting.test.ts',
   'test/search/query.test.ts',
+  'test/infra/stack-size.test.ts',
+  'test/unit/cost-model.test.ts',
 ];
 
 /**

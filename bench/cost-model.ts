@@ -136,3 +136,171 @@ export function fileCosts(cost: CostRow[], files: { partSize: number; mib: numbe
   ];
   return { rows, standIns: [...standIns].map(([endpoint, as]) => `${endpoint} as ${as}`) };
 }
+
+/**
+ * What the stack itself costs, read from the synthesized templates (the parent's and its nested
+ * stacks'): idle (nobody calls the API) and a month at a given load, with observability (alarms,
+ * custom metrics, logs, X-Ray) apart, so that a change that adds cost shows in the fast tier
+ * (test/unit/cost-model.test.ts holds the budgets). us-east-1 list prices, no free tier (its 10
+ * alarms, 10 metrics, 3 dashboards, 5 GB of logs and 100,000 traces are left out on purpose).
+ */
+export const standingPrices = {
+  checked: '2026-11-27',
+  /** A standard-resolution alarm, per metric it reads (a metric-math alarm pays for each). */
+  alarmMetricMonth: 0.1,
+  dashboardMonth: 3,
+  /** Custom metrics (EMF), first 10,000, per metric-month; billed by the hour a metric is emitted. */
+  customMetricMonth: 0.3,
+  secretMonth: 0.4,
+  logsIngestedPerGb: 0.5,
+  logsStoredPerGbMonth: 0.03,
+  xrayPerMillionTraces: 5,
+  sources: [
+    'https://aws.amazon.com/cloudwatch/pricing/',
+    'https://aws.amazon.com/secrets-manager/pricing/',
+    'https://aws.amazon.com/xray/pricing/',
+    'https://aws.amazon.com/lambda/pricing/',
+  ],
+} as const;
+
+/**
+ * Bytes of CloudWatch Logs per API request, by line (measured shapes, rounded up): the stage's
+ * access log; the function's EMF line (../functions/core/metrics.ts); the handler's `request`
+ * line, written at INFO only; Lambda's START, END and REPORT, written only when the system log
+ * level is INFO or DEBUG (lib/stack/route-function.ts).
+ */
+export const logBytesPerRequest = { accessLog: 330, emf: 340, requestLine: 400, platform: 350 } as const;
+
+/** The share of reads among the API's calls when pricing a month of requests (an assumption: documents are read more than written). */
+export const READ_SHARE = 0.8;
+
+type TemplateResource = { Type: string; Properties?: Record<string, any> };
+export interface StackTemplate {
+  Resources?: Record<string, TemplateResource>;
+}
+
+/** What the templates say that costs money. */
+export interface StandingFacts {
+  alarms: number;
+  /** Metrics the alarms read (a metric-math alarm counts each of its metrics). */
+  alarmMetrics: number;
+  dashboards: number;
+  secrets: number;
+  /** Scheduled invocations a month (EventBridge `rate(n minutes)` rules). */
+  scheduledInvocations: number;
+  /** Lambda functions with active X-Ray tracing. */
+  tracedFunctions: number;
+  /** Whether the functions write the INFO `request` line and Lambda's platform lines (their LOG_LEVEL and system log level). */
+  requestLine: boolean;
+  platformLines: boolean;
+  /** Custom metrics the service can emit: every metric of serviceMetrics by `service` (functions/core/metrics.ts). */
+  customMetrics: number;
+}
+
+const MINUTES_A_MONTH = 30 * 24 * 60;
+
+export function standingFactsOf(templates: readonly StackTemplate[], customMetrics: number): StandingFacts {
+  const resources = templates.flatMap((template) => Object.values(template.Resources ?? {}));
+  const ofType = (type: string) => resources.filter((resource) => resource.Type === type);
+  const alarms = ofType('AWS::CloudWatch::Alarm');
+  const functions = ofType('AWS::Lambda::Function').filter((fn) => fn.Properties?.Environment?.Variables?.POWERTOOLS_METRICS_NAMESPACE);
+  const levels = new Set(functions.map((fn) => fn.Properties?.Environment?.Variables?.LOG_LEVEL ?? 'INFO'));
+  const systemLevels = new Set(functions.map((fn) => fn.Properties?.LoggingConfig?.SystemLogLevel ?? 'INFO'));
+  return {
+    alarms: alarms.length,
+    alarmMetrics: alarms.reduce(
+      (sum, alarm) =>
+        sum +
+        (alarm.Properties?.Metrics ? alarm.Properties.Metrics.filter((query: { MetricStat?: unknown }) => query.MetricStat).length : 1),
+      0,
+    ),
+    dashboards: ofType('AWS::CloudWatch::Dashboard').length,
+    secrets: ofType('AWS::SecretsManager::Secret').length,
+    scheduledInvocations: ofType('AWS::Events::Rule').reduce((sum, rule) => {
+      const rate = /^rate\((\d+) minutes?\)$/.exec(rule.Properties?.ScheduleExpression ?? '');
+      return sum + (rate ? MINUTES_A_MONTH / Number(rate[1]) : 0);
+    }, 0),
+    tracedFunctions: functions.filter((fn) => fn.Properties?.TracingConfig?.Mode === 'Active').length,
+    requestLine: levels.has('INFO') || levels.has('DEBUG'),
+    platformLines: systemLevels.has('INFO') || systemLevels.has('DEBUG'),
+    customMetrics,
+  };
+}
+
+export interface CostLine {
+  item: string;
+  count: number;
+  dollars: number;
+}
+
+/**
+ * A month with no API call: alarms, dashboards and secrets; the scheduled sweeper's invocations
+ * (requests, ~1 s at 512 MB each, a few log lines) are priced too. Nothing else bills while
+ * idle: on-demand DynamoDB and S3 bill what they store (nothing, or the data), custom metrics
+ * only the hours they are emitted, the stream mapping's polling is free.
+ */
+export function idleCost(facts: StandingFacts): { lines: CostLine[]; total: number } {
+  const sweep = facts.scheduledInvocations;
+  const lines: CostLine[] = [
+    { item: 'alarm metrics', count: facts.alarmMetrics, dollars: facts.alarmMetrics * standingPrices.alarmMetricMonth },
+    { item: 'dashboards', count: facts.dashboards, dollars: facts.dashboards * standingPrices.dashboardMonth },
+    { item: 'secrets', count: facts.secrets, dollars: facts.secrets * standingPrices.secretMonth },
+    {
+      item: 'scheduled invocations',
+      count: sweep,
+      dollars:
+        (sweep * prices.lambdaRequestsPerMillion) / 1e6 +
+        sweep * 0.5 * 1 * prices.lambdaArmPerGbSecond +
+        ((sweep * 1024) / 1024 ** 3) * standingPrices.logsIngestedPerGb,
+    },
+  ];
+  return { lines, total: lines.reduce((sum, line) => sum + line.dollars, 0) };
+}
+
+/** Lambda's X-Ray sampling (not configurable for functions): the first request each second, then 5%. */
+const tracesPerDay = (requestsPerDay: number) => {
+  const reservoir = Math.min(requestsPerDay, 86_400);
+  return reservoir + 0.05 * (requestsPerDay - reservoir);
+};
+
+/**
+ * A month at `requestsPerDay`: the requests (`perMillion`: dollars per million API calls, from
+ * `costs()` and READ_SHARE) and observability: alarms, every custom metric emitted all month,
+ * the logs each request writes (ingested, kept a month), and X-Ray traces when functions are traced.
+ */
+export function monthlyCost(facts: StandingFacts, requestsPerDay: number, perMillion: number) {
+  const requests = requestsPerDay * 30;
+  const bytes =
+    logBytesPerRequest.accessLog +
+    logBytesPerRequest.emf +
+    (facts.requestLine ? logBytesPerRequest.requestLine : 0) +
+    (facts.platformLines ? logBytesPerRequest.platform : 0);
+  const gigabytes = (requests * bytes) / 1024 ** 3;
+  const observability: CostLine[] = [
+    { item: 'alarm metrics', count: facts.alarmMetrics, dollars: facts.alarmMetrics * standingPrices.alarmMetricMonth },
+    { item: 'dashboards', count: facts.dashboards, dollars: facts.dashboards * standingPrices.dashboardMonth },
+    { item: 'custom metrics', count: facts.customMetrics, dollars: facts.customMetrics * standingPrices.customMetricMonth },
+    {
+      item: `logs (GB, ${bytes} bytes a request)`,
+      count: gigabytes,
+      dollars: gigabytes * (standingPrices.logsIngestedPerGb + standingPrices.logsStoredPerGbMonth),
+    },
+    {
+      item: 'X-Ray traces',
+      count: facts.tracedFunctions > 0 ? tracesPerDay(requestsPerDay) * 30 : 0,
+      dollars: facts.tracedFunctions > 0 ? ((tracesPerDay(requestsPerDay) * 30) / 1e6) * standingPrices.xrayPerMillionTraces : 0,
+    },
+  ];
+  const requestDollars = (requests / 1e6) * perMillion + facts.secrets * standingPrices.secretMonth;
+  const observabilityDollars = observability.reduce((sum, line) => sum + line.dollars, 0);
+  const total = requestDollars + observabilityDollars;
+  return { requests: requestDollars, observability, observabilityDollars, total, observabilityShare: observabilityDollars / total };
+}
+
+/** Dollars per million API calls at READ_SHARE reads, from the bench's per-endpoint costs. */
+export function perMillionCalls(rows: readonly CostRow[]): number {
+  const mean = (list: readonly CostRow[]) => list.reduce((sum, row) => sum + row.total, 0) / list.length;
+  const reads = rows.filter((row) => row.endpoint.startsWith('GET '));
+  const writes = rows.filter((row) => !row.endpoint.startsWith('GET '));
+  return READ_SHARE * mean(reads) + (1 - READ_SHARE) * mean(writes);
+}

@@ -8,12 +8,12 @@
  * unit and dimension is in `serviceMetrics` below; the stack's alarms and dashboard
  * (lib/stack/monitoring.ts) and docs/operations.md read the same table.
  *
- * Each invocation publishes what it recorded when it ends (`withMetrics`), with few dimensions
- * because every distinct name × dimension values is a custom metric, billed by the hour it is
- * emitted:
- * - a route's line: `service` and `route` (API Gateway's route key, `GET /document/{id}`);
- * - business events and the background functions' metrics: `service` only (a route that
- *   records a business event publishes it on a second line).
+ * Each invocation publishes what it recorded when it ends (`withMetrics`), by `service` alone:
+ * every distinct name × dimension values is a custom metric ($0.30 a month each), so a `route`
+ * dimension multiplied the route metrics by the number of routes (bench/cost-model.ts). The route
+ * key (`GET /document/{id}`) is on a route's line as metadata: Logs Insights still splits by it,
+ * and API Gateway's access log has every request. A route that records a business event
+ * publishes it on a second line, without the route.
  * The namespace is the stack's (POWERTOOLS_METRICS_NAMESPACE, from the deployment config).
  *
  * An invocation's lines are kept in AsyncLocalStorage: the local runtime serves
@@ -29,7 +29,7 @@ type Unit = (typeof MetricUnit)[keyof typeof MetricUnit];
 interface MetricSpec {
   readonly name: string;
   readonly unit: Unit;
-  /** The dimensions its line carries besides `service`. */
+  /** `['route']`: on a route's line (with the route key as metadata); `[]`: on the line of `service` alone. */
   readonly dimensions: readonly 'route'[];
   readonly description: string;
 }
@@ -88,9 +88,10 @@ export function setMetricsSink(replacement: MetricsSink | undefined): void {
   sink = replacement;
 }
 
-/** One line being filled: its dimensions (besides `service`), its metrics' values in the order first recorded. */
+/** One line being filled: its dimensions (besides `service`), its own metadata, its metrics' values in the order first recorded. */
 interface Line {
   dimensions: Record<string, string>;
+  metadata: Record<string, string>;
   values: Map<string, { unit: Unit; values: number[] }>;
 }
 
@@ -104,7 +105,11 @@ const current = new AsyncLocalStorage<Lines>();
 /** True until a function instance's first invocation has started. */
 let coldStart = true;
 
-const newLine = (dimensions: Record<string, string> = {}): Line => ({ dimensions, values: new Map() });
+const newLine = (dimensions: Record<string, string> = {}, metadata: Record<string, string> = {}): Line => ({
+  dimensions,
+  metadata,
+  values: new Map(),
+});
 const add = (line: Line, name: string, unit: Unit, value: number) => {
   const found = line.values.get(name);
   if (found) found.values.push(value);
@@ -126,6 +131,7 @@ function emfOf(line: Line, metadata: Record<string, string>): EmfLine {
       ],
     },
     ...metadata,
+    ...line.metadata,
     ...dimensions,
   };
   for (const [name, { values }] of line.values) emf[name] = values.length === 1 ? values[0] : values;
@@ -143,7 +149,8 @@ export async function withMetrics<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const kept = Object.fromEntries(Object.entries(metadata).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const lines: Lines = { route: newLine(route ? { route } : {}), service: undefined, metadata: kept };
+  // The route key is metadata, not a dimension: searchable in Logs Insights, not a custom metric per route.
+  const lines: Lines = { route: newLine({}, route ? { route } : {}), service: undefined, metadata: kept };
   if (route) {
     if (coldStart) add(lines.route, serviceMetrics.coldStart.name, serviceMetrics.coldStart.unit, 1);
   } else {

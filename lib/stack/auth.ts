@@ -1,23 +1,41 @@
 /**
  * Who may call the API: an HTTP API JWT authorizer for an external OIDC issuer when the
- * deployment names one, or else a Cognito user pool and app client made here.
+ * deployment names one, or else a Cognito user pool and app client made here. The authorizer is
+ * made here, in the stack of the API, and routes in any nested stack (./route-groups.ts) refer to
+ * it by id: bound lazily, it would be made in the first route's stack and the others would
+ * reach into a sibling.
  */
 import { CfnOutput, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import {
+  HttpAuthorizer,
+  HttpAuthorizerType,
+  type HttpRouteAuthorizerConfig,
+  type IHttpApi,
+  type IHttpRouteAuthorizer,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { AccountRecovery, Mfa, UserPool, UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import { Construct } from 'constructs';
 import type { DeploymentConfig } from './config';
 
 export class ApiAuth extends Construct {
-  readonly authorizer: HttpJwtAuthorizer;
+  readonly authorizer: IHttpRouteAuthorizer;
 
-  constructor(scope: Construct, id: string, props: { jwt?: DeploymentConfig['jwt']; removalPolicy: RemovalPolicy }) {
+  constructor(scope: Construct, id: string, props: { api: IHttpApi; jwt?: DeploymentConfig['jwt']; removalPolicy: RemovalPolicy }) {
     super(scope, id);
-    if (props.jwt) {
-      this.authorizer = new HttpJwtAuthorizer('Jwt', props.jwt.issuer, { jwtAudience: [...props.jwt.audience] });
-      return;
-    }
+    const { issuer, audience } = props.jwt ?? this.userPool(props.removalPolicy);
+    const jwt = new HttpAuthorizer(this, 'Jwt', {
+      httpApi: props.api,
+      type: HttpAuthorizerType.JWT,
+      identitySource: ['$request.header.Authorization'],
+      jwtIssuer: issuer,
+      jwtAudience: [...audience],
+    });
+    const config: HttpRouteAuthorizerConfig = { authorizerId: jwt.authorizerId, authorizationType: 'JWT' };
+    this.authorizer = { bind: () => config };
+  }
 
+  /** The Cognito user pool and app client, when no external issuer is configured: its issuer and audience. */
+  private userPool(removalPolicy: RemovalPolicy): { issuer: string; audience: readonly string[] } {
     const userPool = new UserPool(this, 'UserPool', {
       // Accounts are made by an administrator (README: deploying); no public sign-up.
       selfSignUpEnabled: false,
@@ -26,7 +44,7 @@ export class ApiAuth extends Construct {
       mfa: Mfa.OPTIONAL,
       mfaSecondFactor: { sms: false, otp: true },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
-      removalPolicy: props.removalPolicy,
+      removalPolicy,
     });
     Validations.of(userPool).acknowledge({
       id: 'AwsSolutions-COG2',
@@ -51,11 +69,10 @@ export class ApiAuth extends Construct {
     });
 
     const issuer = `https://cognito-idp.${Stack.of(this).region}.amazonaws.com/${userPool.userPoolId}`;
-    // Cognito ID tokens carry the client id in `aud`, access tokens in `client_id`: the
-    // authorizer accepts either.
-    this.authorizer = new HttpJwtAuthorizer('Jwt', issuer, { jwtAudience: [client.userPoolClientId] });
-
     new CfnOutput(Stack.of(this), 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(Stack.of(this), 'UserPoolClientId', { value: client.userPoolClientId });
+    // Cognito ID tokens carry the client id in `aud`, access tokens in `client_id`: the
+    // authorizer accepts either.
+    return { issuer, audience: [client.userPoolClientId] };
   }
 }

@@ -64,6 +64,13 @@ export class BackgroundWorker extends Construct {
       logRetention: RetentionDays;
       removalPolicy: RemovalPolicy;
       observability: Observability;
+      /**
+       * Reserve `reservedConcurrency` (functions/worker/delivery.ts) for the worker and the sweeper
+       * (the environment's `reserveConcurrency`). Lambda keeps 100 of an account's concurrency
+       * unreserved, so a reservation needs an account limit of at least 100 + worker + sweeper;
+       * without it the worker shares the account's pool with the routes.
+       */
+      reserveConcurrency: boolean;
     },
   ) {
     super(scope, id);
@@ -99,11 +106,11 @@ export class BackgroundWorker extends Construct {
       removalPolicy: props.removalPolicy,
       timeoutSeconds: WORKER_TIMEOUT_SECONDS,
       observability: props.observability,
-      environment: { LOG_LEVEL: 'INFO', EVENT_BUS_NAME: this.eventBus.eventBusName },
+      environment: { EVENT_BUS_NAME: this.eventBus.eventBusName },
     });
     const worker = workerConstruct.function;
     this.worker = worker;
-    (worker.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reservedConcurrency.worker;
+    if (props.reserveConcurrency) (worker.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reservedConcurrency.worker;
     this.eventBus.grantPutEventsTo(worker);
     Validations.of(workerConstruct).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
@@ -155,11 +162,11 @@ export class BackgroundWorker extends Construct {
       removalPolicy: props.removalPolicy,
       timeoutSeconds: SWEEPER_TIMEOUT_SECONDS,
       observability: props.observability,
-      environment: { LOG_LEVEL: 'INFO' },
+      environment: {},
     });
     const sweeper = sweeperConstruct.function;
     this.sweeper = sweeper;
-    (sweeper.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reservedConcurrency.sweeper;
+    if (props.reserveConcurrency) (sweeper.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reservedConcurrency.sweeper;
     // The same actions (dynamodbActionsOf(sweeperFunction), granted on the table by RouteFunction); Query also on its index.
     sweeper.addToRolePolicy(
       new PolicyStatement({ actions: ['dynamodb:Query'], resources: [`${table.tableArn}/index/${sweepIndex.name}`] }),

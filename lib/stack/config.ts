@@ -28,16 +28,44 @@ export interface DeploymentConfig {
   readonly metricsNamespace: string;
   /** X-Ray tracing of every function (`tracing`); unset: off. */
   readonly tracing: boolean;
-  /** Who the alarms notify: an email address subscribed to the alarm topic (`alarmEmail`); unset: nobody yet. */
-  readonly alarmEmail?: string;
+  /**
+   * Who the alarms notify (`alarmEndpoint`): an email address or an https URL (a paging tool's
+   * webhook) subscribed to the alarm topic; unset: nobody yet.
+   */
+  readonly alarmEndpoint?: { readonly protocol: 'email' | 'https'; readonly endpoint: string };
+  /**
+   * `reserveConcurrency: true`: the worker and the sweeper get their reserved concurrency
+   * (functions/worker/delivery.ts). Lambda keeps 100 of the account's concurrency unreserved, so
+   * this needs an account limit of at least 100 + their sum; new accounts often have less. Unset: off.
+   */
+  readonly reserveConcurrency: boolean;
+  /** `dashboard: true`: the CloudWatch operations dashboard ($3 a month past the account's first 3); unset: none. */
+  readonly dashboard: boolean;
+  /** The functions' log level (`logLevel`: DEBUG, INFO, WARN, ERROR); unset: INFO. */
+  readonly logLevel: LogLevel;
   /** Each repository's storage quota in bytes (`quotaBytes`); unset: 10 GiB (functions/core/limits.ts). */
   readonly quotaBytes?: number;
 }
 
+export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
 /** The settings an environment entry must give. */
 const REQUIRED = ['stackName', 'corsOrigins', 'throttleRate', 'throttleBurst', 'logRetentionDays', 'destroyable'] as const;
 /** The settings it may give. */
-const OPTIONAL = ['jwtIssuer', 'jwtAudience', 'account', 'region', 'metricsNamespace', 'tracing', 'alarmEmail', 'quotaBytes'] as const;
+const OPTIONAL = [
+  'jwtIssuer',
+  'jwtAudience',
+  'account',
+  'region',
+  'metricsNamespace',
+  'tracing',
+  'alarmEndpoint',
+  'quotaBytes',
+  'reserveConcurrency',
+  'dashboard',
+  'logLevel',
+] as const;
 /** Settings that used to be separate `-c` flags: now only in an environment entry. */
 const MOVED = ['jwtIssuer', 'jwtAudience', 'corsOrigins', 'throttleRate', 'throttleBurst', 'logRetentionDays', 'destroyable', 'stackName'];
 
@@ -136,9 +164,22 @@ function parseEnvironment(name: string, entry: unknown): DeploymentConfig {
     fail('metricsNamespace', 'a CloudWatch namespace of your own (letters, digits, . - _ / # :, not AWS/…)');
   }
   if (entry.tracing !== undefined && typeof entry.tracing !== 'boolean') fail('tracing', 'true or false');
-  if (entry.alarmEmail !== undefined && (typeof entry.alarmEmail !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(entry.alarmEmail))) {
-    fail('alarmEmail', 'an email address');
+  const alarmEndpoint = entry.alarmEndpoint;
+  let alarmSubscriber: DeploymentConfig['alarmEndpoint'];
+  if (alarmEndpoint !== undefined) {
+    if (typeof alarmEndpoint === 'string' && /^[^@\s/]+@[^@\s/]+\.[^@\s/]+$/.test(alarmEndpoint)) {
+      alarmSubscriber = { protocol: 'email', endpoint: alarmEndpoint };
+    } else if (typeof alarmEndpoint === 'string' && /^https:\/\/[^\s/]+(\/\S*)?$/.test(alarmEndpoint)) {
+      alarmSubscriber = { protocol: 'https', endpoint: alarmEndpoint };
+    } else {
+      fail('alarmEndpoint', 'an email address or an https URL');
+    }
   }
+  for (const key of ['reserveConcurrency', 'dashboard'] as const) {
+    if (entry[key] !== undefined && typeof entry[key] !== 'boolean') fail(key, 'true or false');
+  }
+  const logLevel = entry.logLevel ?? 'INFO';
+  if (!(LOG_LEVELS as readonly unknown[]).includes(logLevel)) fail('logLevel', `one of ${LOG_LEVELS.join(', ')}`);
 
   return {
     environment: name,
@@ -152,7 +193,10 @@ function parseEnvironment(name: string, entry: unknown): DeploymentConfig {
     logRetentionDays,
     metricsNamespace: metricsNamespace as string,
     tracing: entry.tracing === true,
-    ...(entry.alarmEmail !== undefined ? { alarmEmail: entry.alarmEmail as string } : {}),
+    ...(alarmSubscriber ? { alarmEndpoint: alarmSubscriber } : {}),
+    reserveConcurrency: entry.reserveConcurrency === true,
+    dashboard: entry.dashboard === true,
+    logLevel: logLevel as LogLevel,
     ...(entry.quotaBytes !== undefined ? { quotaBytes: positiveInteger('quotaBytes') } : {}),
   };
 }

@@ -6,7 +6,15 @@
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
-import { type CfnStage, CorsHttpMethod, HttpApi, HttpMethod, LogGroupLogDestination } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  type CfnStage,
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule } from 'aws-cdk-lib/aws-events';
@@ -21,8 +29,10 @@ import { ApiAuth } from './auth';
 import { BackgroundWorker } from './background-worker';
 import { type DeploymentConfig, retentionDays } from './config';
 import { FILES_METRICS_FILTER, FileBucket } from './file-bucket';
-import { Monitoring, type WatchedFunction } from './monitoring';
+import { Monitoring } from './monitoring';
 import { RouteFunction } from './route-function';
+import { RouteGroups } from './route-groups';
+import { samLocalRequested } from './sam-local';
 import { SearchIndex } from './search-index';
 
 export interface DocumentsStackProps extends StackProps {
@@ -68,10 +78,13 @@ export class DocumentsStack extends Stack {
     const files = new FileBucket(this, 'Files', {
       corsOrigins: config.corsOrigins,
       removalPolicy,
+      // A throwaway stack empties its buckets on delete, or `cdk destroy` fails on them (not in the
+      // sam local template, which is never deployed: its function would be one more to serve).
+      autoDeleteObjects: config.destroyable && !samLocalRequested(this.node.tryGetContext('samLocal')),
       logRetentionDays: config.logRetentionDays,
     });
 
-    const observability = { metricsNamespace: config.metricsNamespace, tracing: config.tracing };
+    const observability = { metricsNamespace: config.metricsNamespace, tracing: config.tracing, logLevel: config.logLevel };
     // The search index (lib/stack/search-index.ts): paused when idle in a throwaway stack, a warm floor otherwise.
     const search = new SearchIndex(this, 'SearchIndex', {
       table,
@@ -82,18 +95,16 @@ export class DocumentsStack extends Stack {
       minCapacity: config.destroyable ? 0 : 0.5,
       maxCapacity: 4,
     });
-    const watched: WatchedFunction[] = [];
-    const functionFor = (route: RouteFunctionRoute, routeKey?: string) => {
+    const functionFor = (scope: Construct, route: RouteFunctionRoute) => {
       // Only the routes that page (declared in the route table) may read the key.
       const pages = 'pages' in route && route.pages === true;
-      const fn = new RouteFunction(this, route.name, {
+      const fn = new RouteFunction(scope, route.name, {
         route,
         table,
         bucket: files.bucket,
         logRetention,
         removalPolicy,
         environment: {
-          LOG_LEVEL: 'INFO',
           ...(pages ? { PAGING_TOKEN_SECRET_ARN: pagingSecret.secretArn } : {}),
           // The repositories' storage quota (functions/core/limits.ts: 10 GiB unless the environment sets one).
           ...(config.quotaBytes !== undefined ? { QUOTA_BYTES: String(config.quotaBytes) } : {}),
@@ -104,14 +115,11 @@ export class DocumentsStack extends Stack {
       // Routes that hand out presigned URLs sign them with the URL signing role (lib/stack/file-bucket.ts).
       if ('presigns' in route && route.presigns === true) files.allowSigning(fn);
       if ('search' in route && route.search === true) search.grantSearch(fn);
-      watched.push({ name: route.name, ...(routeKey ? { routeKey } : {}), fn });
       return fn;
     };
 
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: logRetention, removalPolicy });
-    const auth = new ApiAuth(this, 'Auth', { ...(config.jwt ? { jwt: config.jwt } : {}), removalPolicy });
-
-    const fallback = functionFor(fallbackRoute);
+    const fallback = functionFor(this, fallbackRoute);
     const api = new HttpApi(this, 'Api', {
       description: 'Online documents service',
       createDefaultStage: false,
@@ -129,6 +137,7 @@ export class DocumentsStack extends Stack {
           }
         : {}),
     });
+    const auth = new ApiAuth(this, 'Auth', { api, ...(config.jwt ? { jwt: config.jwt } : {}), removalPolicy });
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
@@ -163,13 +172,23 @@ export class DocumentsStack extends Stack {
       },
     });
 
+    // Each route with its function in the nested stack of its group (./route-groups.ts); all in
+    // this one for sam local.
+    const groups = new RouteGroups(this, !samLocalRequested(this.node.tryGetContext('samLocal')));
     for (const route of routes) {
-      const added = api.addRoutes({
-        path: route.path,
-        methods: [HttpMethod[route.method]],
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(route, `${route.method} ${route.path}`)),
+      const scope = groups.scopeFor(route.path);
+      const httpRoute = new HttpRoute(scope, `${route.name}Route`, {
+        httpApi: api,
+        routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+        integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(scope, route)),
         ...(route.public ? {} : { authorizer: auth.authorizer }),
       });
+      if (route.public) {
+        Validations.of(httpRoute).acknowledge({
+          id: 'AwsSolutions-APIG4',
+          reason: 'A public route of the route table (the API description and its docs page, or a share link opened by its token).',
+        });
+      }
       // A route's own throttle (the public share-link routes): a route setting of the stage, which
       // CloudFormation can only make once the route exists.
       if (route.throttle) {
@@ -177,11 +196,18 @@ export class DocumentsStack extends Stack {
           ThrottlingRateLimit: Math.min(route.throttle.rateLimit, config.throttle.rateLimit),
           ThrottlingBurstLimit: Math.min(route.throttle.burstLimit, config.throttle.burstLimit),
         });
-        for (const r of added) stage.node.addDependency(r);
+        stage.node.addDependency(httpRoute);
       }
     }
 
-    const worker = new BackgroundWorker(this, 'Worker', { table, bucket: files.bucket, logRetention, removalPolicy, observability });
+    const worker = new BackgroundWorker(this, 'Worker', {
+      table,
+      bucket: files.bucket,
+      logRetention,
+      removalPolicy,
+      observability,
+      reserveConcurrency: config.reserveConcurrency,
+    });
     search.grantSearch(worker.worker);
 
     // The bucket's Object Created events (sent to EventBridge: no deploy-time notification function) finish an upload
@@ -193,7 +219,7 @@ export class DocumentsStack extends Stack {
       bucket: files.bucket,
       logRetention,
       removalPolicy,
-      environment: { LOG_LEVEL: 'INFO' },
+      environment: {},
       observability,
     }).function;
     new Rule(this, 'UploadArrived', {
@@ -210,11 +236,11 @@ export class DocumentsStack extends Stack {
     // bucket's S3 4xx and 5xx (broken presigned URLs).
     const monitoring = new Monitoring(this, 'Monitoring', {
       metricsNamespace: config.metricsNamespace,
-      ...(config.alarmEmail ? { alarmEmail: config.alarmEmail } : {}),
+      ...(config.alarmEndpoint ? { alarmEndpoint: config.alarmEndpoint } : {}),
       api,
       table,
-      functions: [...watched, { name: 'Worker', fn: worker.worker }],
       worker,
+      dashboard: config.dashboard,
     });
     monitoring.watchUploads({ bucket: files.bucket, metricsFilterId: FILES_METRICS_FILTER, finaliser });
 

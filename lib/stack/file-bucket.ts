@@ -28,6 +28,13 @@ export interface FileBucketProps {
   /** Browser origins that may use presigned URLs (`corsOrigins`); [] for none. */
   readonly corsOrigins: readonly string[];
   readonly removalPolicy: RemovalPolicy;
+  /**
+   * Empty both buckets when they are deleted (a `destroyable` environment): CloudFormation cannot
+   * delete a bucket that holds objects, and the access-log bucket always does. CDK's custom
+   * resource (one Lambda function for the stack, a role, one resource per bucket) first denies
+   * new writes (the log delivery's too), then deletes every object.
+   */
+  readonly autoDeleteObjects: boolean;
   /** Days to keep the access logs. */
   readonly logRetentionDays: number;
 }
@@ -56,6 +63,7 @@ export class FileBucket extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       versioned: false,
       removalPolicy: props.removalPolicy,
+      autoDeleteObjects: props.autoDeleteObjects,
     } as const;
 
     // Delivered by the S3 logging service under a bucket policy (no ACLs).

@@ -1,13 +1,3 @@
-/**
- * The background worker and the sweeper in the synthesized template (lib/stack/background-worker.ts):
- * the stream mapping's retry budget and maximum record age (functions/worker/delivery.ts, the
- * numbers the local feeder spends too), bisecting, the on-failure queue, the filter quota, the
- * alarms (failed records, iterator age, failing sweeps), reserved concurrency, the schedule that
- * runs the sweeper, the sweeper's IAM (exactly its declared actions, Query also on its index), the
- * S3 grants of both (removing file bytes: exactly what `workerFunction.s3` declares, on the file
- * prefix) and the sweep index on the table. Synthesizing runs cdk-nag: an unacknowledged finding throws.
- */
-import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { sweepIndex } from '#core/items/task';
 import { dynamodbActionsOf, s3ActionsOf, sweeperFunction, workerFunction } from '#functions/routes';
@@ -16,11 +6,12 @@ import { FILTER_PATTERN_QUOTA, streamFilters } from '#functions/worker/filters';
 import { bucketDefinition } from '#lib/bucket';
 import { buildApp, projectContext } from '#lib/stack/app';
 import { ITERATOR_AGE_ALARM_MS } from '#lib/stack/background-worker';
+import { flatTemplate } from '#test/support/stack';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 // The committed production environment of cdk.json; bundling skipped (the template is the subject).
 const { stack } = buildApp({ context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], env: 'prod' } });
-const template = Template.fromStack(stack);
+const template = flatTemplate(stack);
 const resources = (type: string) => template.findResources(type) as Record<string, Resource>;
 const idOf = (type: string, prefix: string): string => {
   const ids = Object.keys(resources(type)).filter((id) => id.startsWith(prefix));
@@ -37,8 +28,11 @@ const statementsOf = (rolePrefix: string) => {
     .filter((policy) => JSON.stringify(policy.Properties.Roles) === JSON.stringify([{ Ref: roleId }]))
     .flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
 };
+/** The alarm on one function's `metricName` (the stack's alarm on all functions' Errors has no dimension). */
 const alarmOn = (metricName: string) => {
-  const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).filter((a) => a.Properties.MetricName === metricName);
+  const alarms = Object.values(resources('AWS::CloudWatch::Alarm')).filter(
+    (a) => a.Properties.MetricName === metricName && a.Properties.Dimensions !== undefined,
+  );
   expect(alarms, metricName).toHaveLength(1);
   return alarms[0]!.Properties;
 };
@@ -95,7 +89,14 @@ describe('the stream mapping', () => {
 });
 
 describe('reserved concurrency', () => {
-  it('reserves the worker’s and the sweeper’s', () => {
+  it('is none unless the environment asks (reserveConcurrency): an account needs a limit of 100 + the reservation for it', () => {
+    const { stack: dev } = buildApp({ context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], env: 'dev' } });
+    const functions = Object.entries(flatTemplate(dev).findResources('AWS::Lambda::Function'));
+    expect(functions.length).toBeGreaterThan(0);
+    for (const [id, fn] of functions) expect(fn.Properties.ReservedConcurrentExecutions, id).toBeUndefined();
+  });
+
+  it('reserves the worker’s and the sweeper’s where the environment asks (prod)', () => {
     const functions = resources('AWS::Lambda::Function');
     expect(functions[workerId()]!.Properties.ReservedConcurrentExecutions).toBe(reservedConcurrency.worker);
     expect(functions[sweeperId()]!.Properties.ReservedConcurrentExecutions).toBe(reservedConcurrency.sweeper);

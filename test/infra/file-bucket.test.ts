@@ -116,6 +116,28 @@ describe('the file bucket', () => {
     expect(Object.keys(destroyable)).toHaveLength(2);
     for (const bucket of Object.values(destroyable)) expect(bucket.DeletionPolicy).toBe('Delete');
   });
+
+  it('is emptied before it is deleted, in a destroyable environment only: CloudFormation cannot delete a bucket that holds objects', () => {
+    const emptied = (t: typeof template) =>
+      Object.values(t.findResources('Custom::S3AutoDeleteObjects') as Record<string, Resource>).map(
+        (resource) => (resource.Properties.BucketName as { Ref: string }).Ref,
+      );
+    expect(emptied(template)).toEqual([]);
+    const destroyable = Object.keys(configured.findResources('AWS::S3::Bucket'));
+    expect(emptied(configured).sort()).toEqual(destroyable.sort());
+    // The emptying function first refuses new objects (the log delivery's too), then deletes them; the bucket
+    // policy lets it (CDK's auto-delete-objects provider).
+    for (const id of destroyable) {
+      configured.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: id },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Action: Match.arrayWith(['s3:DeleteObject*', 's3:PutBucketPolicy']), Effect: 'Allow' }),
+          ]),
+        },
+      });
+    }
+  });
 });
 
 describe('the URL signing role', () => {

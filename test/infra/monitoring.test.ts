@@ -7,24 +7,26 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { Template } from 'aws-cdk-lib/assertions';
 import type { CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_NAME, serviceMetrics } from '#core/metrics';
-import { fallbackRoute, routes } from '#functions/routes';
 import { projectRoot } from '#lib/bundling';
 import { buildApp } from '#lib/stack/app';
+import { ITERATOR_AGE_ALARM_MS } from '#lib/stack/background-worker';
 import { FILES_METRICS_FILTER, type FileBucket } from '#lib/stack/file-bucket';
-import { alarmThresholds, watchedTableOperations } from '#lib/stack/monitoring';
-import { testContext, testEnvironment } from '#test/support/stack';
+import { alarmThresholds } from '#lib/stack/monitoring';
+import { flatTemplate, testContext, testEnvironment } from '#test/support/stack';
 
 type Resource = { Type: string; Properties: Record<string, any> };
 
 const appFor = (settings: Record<string, unknown>) => buildApp({ context: testContext(settings) });
 
 const NAMESPACE = 'Documents/Test';
-const traced = Template.fromStack(appFor({ metricsNamespace: NAMESPACE, tracing: true, alarmEmail: 'oncall@example.com' }).stack);
-const untraced = Template.fromStack(appFor({}).stack);
+const traced = flatTemplate(
+  appFor({ metricsNamespace: NAMESPACE, tracing: true, alarmEndpoint: 'oncall@example.com', dashboard: true }).stack,
+);
+const untraced = flatTemplate(appFor({}).stack);
 
 const resourcesOf = (template: Template, type: string) => template.findResources(type) as Record<string, Resource>;
 const topicId = (template: Template) => {
@@ -52,12 +54,46 @@ describe('the alarm topic', () => {
     const id = topicId(traced);
     traced.resourceCountIs('AWS::SNS::Subscription', 1);
     traced.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com', TopicArn: { Ref: id } });
-    traced.hasResourceProperties('AWS::SNS::TopicPolicy', { Topics: [{ Ref: id }] });
+  });
+
+  it('takes an https endpoint (a paging tool) as its subscriber too', () => {
+    const template = flatTemplate(appFor({ alarmEndpoint: 'https://events.example.com/integration/abc?x=1' }).stack);
+    template.resourceCountIs('AWS::SNS::Subscription', 1);
+    template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'https',
+      Endpoint: 'https://events.example.com/integration/abc?x=1',
+      TopicArn: { Ref: topicId(template) },
+    });
   });
 
   it('has no subscriber when the environment names none', () => {
     topicId(untraced);
     untraced.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+
+  it('lets CloudWatch publish, from this account’s alarms of this stack only, and refuses plain HTTP', () => {
+    // enforceSSL's policy replaces the topic's default one: without an Allow nobody may publish.
+    for (const template of [traced, untraced]) {
+      const policies = Object.values(resourcesOf(template, 'AWS::SNS::TopicPolicy'));
+      expect(policies).toHaveLength(1);
+      const { Topics, PolicyDocument } = policies[0]!.Properties;
+      expect(Topics).toEqual([{ Ref: topicId(template) }]);
+      const statements = PolicyDocument.Statement as Record<string, any>[];
+      const allow = statements.filter((statement) => statement.Effect === 'Allow');
+      expect(allow).toHaveLength(1);
+      expect(allow[0]).toMatchObject({
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: { Ref: topicId(template) },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      });
+      const sourceArn = JSON.stringify(allow[0]!.Condition.ArnLike['aws:SourceArn']);
+      expect(sourceArn).toContain(':cloudwatch:');
+      expect(sourceArn).toContain(`:alarm:${testEnvironment.stackName}-*`);
+      expect(statements.filter((statement) => statement.Effect === 'Deny')).toEqual([
+        expect.objectContaining({ Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      ]);
+    }
   });
 
   it('hears every alarm of the stack, when it fires and when it clears, and each alarm says why and where the runbook is', () => {
@@ -75,7 +111,40 @@ describe('the alarm topic', () => {
   });
 });
 
+/** The metric an alarm reads: `namespace metricName statistic period [dimension=value…]`, values of refs by logical id. */
+const describeMetric = (metric: Record<string, any>, statistic: string, period: number) => {
+  const dimensions = (metric.Dimensions ?? []).map(
+    (d: { Name: string; Value: unknown }) => `${d.Name}=${typeof d.Value === 'string' ? d.Value : JSON.stringify(d.Value)}`,
+  );
+  return [metric.Namespace, metric.MetricName, statistic, period, ...dimensions].join(' ');
+};
+/** Every metric an alarm reads, whether it reads one or a math expression over several. */
+const readsOf = (properties: Record<string, any>): string[] =>
+  properties.Metrics
+    ? metricsOfQueries(properties.Metrics)
+    : [
+        describeMetric(
+          { Namespace: properties.Namespace, MetricName: properties.MetricName, Dimensions: properties.Dimensions },
+          properties.Statistic,
+          properties.Period,
+        ),
+      ];
+const metricsOfQueries = (queries: Record<string, any>[]) =>
+  queries
+    .filter((query) => query.MetricStat)
+    .map((query) => `${query.Id}: ${describeMetric(query.MetricStat.Metric, query.MetricStat.Stat, query.MetricStat.Period)}`)
+    .sort();
+
 describe('the alarms', () => {
+  const template = traced;
+  /** The one resource of `type` whose logical id is `prefix` and CDK's 8-digit hash. */
+  const logicalId = (type: string, prefix: string) => {
+    const ids = Object.keys(resourcesOf(template, type)).filter((id) => new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id));
+    expect(ids, prefix).toHaveLength(1);
+    return ids[0]!;
+  };
+  const ref = (type: string, prefix: string) => JSON.stringify({ Ref: logicalId(type, prefix) });
+
   it('each name a section of docs/operations.md that says what to do', () => {
     const headings = readFileSync(join(projectRoot, 'docs', 'operations.md'), 'utf8')
       .split('\n')
@@ -89,60 +158,107 @@ describe('the alarms', () => {
     }
   });
 
-  it('count: the API, one per function (routes, fallback, worker), the table twice, the worker three, the uploads four', () => {
-    // The uploads: the bucket's 4xx and 5xx, failed uploads, and the finaliser function's errors.
-    expect(Object.keys(alarms(traced))).toHaveLength(1 + routes.length + 2 + 2 + 3 + 4);
+  /**
+   * Every alarm of the stack, by its logical id's prefix: what it reads, the expression it
+   * evaluates (if any), its threshold, comparison and periods. An alarm added or dropped, a
+   * metric, threshold or comparison changed: this table fails.
+   */
+  const expected = () => ({
+    MonitoringApiServerErrorsAlarm: {
+      reads: [
+        `errors: AWS/ApiGateway 5xx Sum 300 ApiId=${ref('AWS::ApiGatewayV2::Api', 'Api')}`,
+        `requests: AWS/ApiGateway Count Sum 300 ApiId=${ref('AWS::ApiGatewayV2::Api', 'Api')}`,
+      ],
+      expression: `IF(requests >= ${alarmThresholds.apiMinimumRequests}, 100 * errors / requests, 0)`,
+      threshold: alarmThresholds.apiServerErrorPercent,
+      comparison: 'GreaterThanThreshold',
+      periods: 2,
+    },
+    MonitoringFunctionErrorsAlarm: {
+      reads: ['AWS/Lambda Errors Sum 300'],
+      threshold: alarmThresholds.functionErrors,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      periods: 1,
+    },
+    MonitoringTableThrottlesAlarm: {
+      reads: [
+        `reads: AWS/DynamoDB ReadThrottleEvents Sum 300 TableName=${ref('AWS::DynamoDB::Table', 'Table')}`,
+        `writes: AWS/DynamoDB WriteThrottleEvents Sum 300 TableName=${ref('AWS::DynamoDB::Table', 'Table')}`,
+      ],
+      expression: 'FILL(reads, 0) + FILL(writes, 0)',
+      threshold: alarmThresholds.tableThrottles,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      periods: 1,
+    },
+    WorkerFailedRecordsAlarm: {
+      reads: [
+        `AWS/SQS ApproximateNumberOfMessagesVisible Maximum 60 QueueName=${JSON.stringify({ 'Fn::GetAtt': [logicalId('AWS::SQS::Queue', 'WorkerFailedRecords'), 'QueueName'] })}`,
+      ],
+      threshold: 1,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      periods: 1,
+    },
+    WorkerIteratorAgeAlarm: {
+      reads: [`AWS/Lambda IteratorAge Maximum 60 FunctionName=${ref('AWS::Lambda::Function', 'WorkerFunction')}`],
+      threshold: ITERATOR_AGE_ALARM_MS,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      periods: 2,
+    },
+    WorkerSweeperErrorsAlarm: {
+      reads: [`AWS/Lambda Errors Sum 300 FunctionName=${ref('AWS::Lambda::Function', 'WorkerSweeperFunction')}`],
+      threshold: 1,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      periods: 2,
+    },
+    MonitoringBucketClientErrorsAlarm: {
+      reads: [
+        `errors: AWS/S3 4xxErrors Sum 900 BucketName=${ref('AWS::S3::Bucket', 'Files')} FilterId=${FILES_METRICS_FILTER}`,
+        `requests: AWS/S3 AllRequests Sum 900 BucketName=${ref('AWS::S3::Bucket', 'Files')} FilterId=${FILES_METRICS_FILTER}`,
+      ],
+      expression: `IF(requests >= ${alarmThresholds.apiMinimumRequests}, 100 * FILL(errors, 0) / requests, 0)`,
+      threshold: alarmThresholds.bucketClientErrorPercent,
+      comparison: 'GreaterThanThreshold',
+      periods: 1,
+    },
+    MonitoringBucketServerErrorsAlarm: {
+      reads: [`AWS/S3 5xxErrors Sum 900 BucketName=${ref('AWS::S3::Bucket', 'Files')} FilterId=${FILES_METRICS_FILTER}`],
+      threshold: alarmThresholds.bucketServerErrors,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      periods: 1,
+    },
+    MonitoringUploadsFailedAlarm: {
+      reads: [`${NAMESPACE} ${serviceMetrics.uploadsFailed.name} Sum 900 service=${SERVICE_NAME}`],
+      threshold: alarmThresholds.uploadsFailed,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      periods: 1,
+    },
   });
 
-  it('API 5xx: more than 1% of at least 20 requests, in two 5-minute periods running', () => {
-    const api = alarm(traced, 'MonitoringApiServerErrorsAlarm');
-    expect(expressionOf(api)).toBe(`IF(requests >= ${alarmThresholds.apiMinimumRequests}, 100 * errors / requests, 0)`);
-    expect(api).toMatchObject({ Threshold: 1, EvaluationPeriods: 2, ComparisonOperator: 'GreaterThanThreshold' });
-    const names = metricsOf(api).map((m: { Namespace: string; MetricName: string }) => `${m.Namespace} ${m.MetricName}`);
-    expect(names.sort()).toEqual(['AWS/ApiGateway 5xx', 'AWS/ApiGateway Count']);
-  });
-
-  it('each function: errors + throttles, 3 in 5 minutes, on its own function', () => {
-    const functionIds = Object.keys(resourcesOf(traced, 'AWS::Lambda::Function'));
-    for (const name of [...routes.map((route) => route.name), fallbackRoute.name, 'Worker']) {
-      const properties = alarm(traced, `Monitoring${name}FailuresAlarm`);
-      expect(expressionOf(properties), name).toBe('FILL(errors, 0) + FILL(throttles, 0)');
-      expect(properties).toMatchObject({ Threshold: alarmThresholds.functionFailures, EvaluationPeriods: 1 });
-      const watched = metricsOf(properties);
-      expect(watched.map((m: { MetricName: string }) => m.MetricName).sort(), name).toEqual(['Errors', 'Throttles']);
-      const target = watched[0].Dimensions[0].Value.Ref as string;
-      expect(functionIds, name).toContain(target);
-      expect(target.startsWith(name === 'Worker' ? 'WorkerFunction' : `${name}Function`), `${name} → ${target}`).toBe(true);
+  it('are exactly these, each on its metrics, threshold, comparison and periods', () => {
+    const table = expected();
+    const found = Object.entries(alarms(template));
+    expect(found.map(([id]) => Object.keys(table).find((prefix) => id.startsWith(prefix)) ?? id).sort()).toEqual(Object.keys(table).sort());
+    for (const [id, { Properties }] of found) {
+      const want = Object.entries(table).find(([prefix]) => id.startsWith(prefix))![1];
+      expect(readsOf(Properties), id).toEqual([...want.reads].sort());
+      expect(Properties.Metrics ? expressionOf(Properties) : undefined, id).toBe('expression' in want ? want.expression : undefined);
+      expect(Properties.Threshold, id).toBe(want.threshold);
+      expect(Properties.ComparisonOperator, id).toBe(want.comparison);
+      expect(Properties.EvaluationPeriods, id).toBe(want.periods);
     }
   });
 
-  it('DynamoDB: throttled requests and system errors summed over the operations the service uses, a missing one counting 0', () => {
-    for (const [prefix, metricName, threshold] of [
-      ['MonitoringTableThrottlesAlarm', 'ThrottledRequests', alarmThresholds.tableThrottles],
-      ['MonitoringTableSystemErrorsAlarm', 'SystemErrors', alarmThresholds.tableSystemErrors],
-    ] as const) {
-      const properties = alarm(traced, prefix);
-      expect(expressionOf(properties)).toMatch(/^SUM\(FILL\(METRICS\("\w+"\), 0\)\)$/);
-      expect(properties.Threshold).toBe(threshold);
-      const watched = metricsOf(properties);
-      expect(watched.every((m: { MetricName: string }) => m.MetricName === metricName)).toBe(true);
-      const operations = watched.map(
-        (m: { Dimensions: { Name: string; Value: string }[] }) => m.Dimensions.find((d) => d.Name === 'Operation')!.Value,
-      );
-      expect(operations.sort()).toEqual([...watchedTableOperations].sort());
-      expect(operations.length).toBeLessThanOrEqual(10); // CloudWatch's limit for a metric-math alarm
+  it('count no throttle as a function failure: the worker’s are its reserved concurrency at work, a route’s is an API 5xx', () => {
+    for (const [id, { Properties }] of Object.entries(alarms(template))) {
+      expect(readsOf(Properties).join('\n'), id).not.toContain('Throttles');
     }
-  });
-
-  it('the worker: failed records, iterator age and failing sweeps notify the topic too', () => {
-    for (const prefix of ['WorkerFailedRecordsAlarm', 'WorkerIteratorAgeAlarm', 'WorkerSweeperErrorsAlarm']) alarm(traced, prefix);
   });
 });
 
 describe('the uploads: the file bucket (lib/stack/file-bucket.ts)', () => {
   it('adds the S3 4xx rate, S3 5xx and failed-upload alarms, on the bucket’s request-metrics filter and the service namespace', () => {
     const { stack } = appFor({ metricsNamespace: NAMESPACE });
-    const template = Template.fromStack(stack);
+    const template = flatTemplate(stack);
     const bucket = (stack.node.findChild('Files') as FileBucket).bucket;
     const bucketRef = { Ref: stack.getLogicalId(bucket.node.defaultChild as CfnBucket) };
     expect(resourcesOf(template, 'AWS::S3::Bucket')[bucketRef.Ref]?.Properties.MetricsConfigurations).toEqual([
@@ -160,6 +276,7 @@ describe('the uploads: the file bucket (lib/stack/file-bucket.ts)', () => {
       ]);
     }
     expect(alarm(template, 'MonitoringBucketServerErrorsAlarm')).toMatchObject({ Namespace: 'AWS/S3', MetricName: '5xxErrors' });
+    expect(Object.keys(alarms(template)).filter((id) => id.includes('Finaliser'))).toEqual([]); // among all functions' errors
     expect(alarm(template, 'MonitoringUploadsFailedAlarm')).toMatchObject({
       Namespace: NAMESPACE,
       MetricName: serviceMetrics.uploadsFailed.name,
@@ -170,26 +287,35 @@ describe('the uploads: the file bucket (lib/stack/file-bucket.ts)', () => {
 });
 
 describe('the dashboard', () => {
-  const body = () => {
-    const dashboards = Object.values(resourcesOf(traced, 'AWS::CloudWatch::Dashboard'));
+  const bodyOf = (template: Template) => {
+    const dashboards = Object.values(resourcesOf(template, 'AWS::CloudWatch::Dashboard'));
     expect(dashboards).toHaveLength(1);
     return JSON.stringify(dashboards[0]!.Properties.DashboardBody);
   };
+  const body = () => bodyOf(traced);
 
-  it('shows answers, duration and cold starts per route from the service’s namespace, one line per route', () => {
+  it('is made only where the environment asks for it ($3 a month)', () => {
+    untraced.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+  });
+
+  it('shows the state of every alarm of the stack, by its ARN', () => {
+    const ids = Object.keys(alarms(traced));
+    expect(ids.length).toBeGreaterThan(0);
+    for (const id of ids) expect(body(), id).toContain(JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] }));
+  });
+
+  it('shows answers, duration and cold starts from the service’s namespace, by service', () => {
     for (const metric of [
       serviceMetrics.answered2xx,
       serviceMetrics.answered5xx,
       serviceMetrics.handlerDuration,
       serviceMetrics.coldStart,
     ]) {
-      expect(body()).toContain(`MetricName=(`);
-      expect(body()).toContain(`\\\\\\"${metric.name}\\\\\\"`);
+      expect(body(), metric.name).toContain(`[\\"${NAMESPACE}\\",\\"${metric.name}\\",\\"service\\",\\"${SERVICE_NAME}\\"`);
     }
-    expect(body()).toContain(`SEARCH('{\\\\\\"${NAMESPACE}\\\\\\",route,service}`);
   });
 
-  it('shows the API, errors and throttles, the worker’s lag and failures, business events and uploads, and every alarm', () => {
+  it('shows the API, errors and throttles, the worker’s lag and failures, business events and uploads', () => {
     for (const title of [
       'API: requests, 4xx, 5xx',
       'API latency',
@@ -198,7 +324,6 @@ describe('the dashboard', () => {
       'Worker: tasks and failures',
       'Created',
       'Uploads',
-      'Alarms',
     ]) {
       expect(body(), title).toContain(title);
     }
@@ -240,6 +365,19 @@ describe('every function', () => {
     }
   });
 
+  it('logs at the environment’s level, in Lambda’s JSON format: at WARN neither the INFO request line nor START/END/REPORT', () => {
+    const quiet = flatTemplate(appFor({ logLevel: 'WARN' }).stack);
+    for (const [template, level, system] of [
+      [untraced, 'INFO', 'INFO'],
+      [quiet, 'WARN', 'WARN'],
+    ] as const) {
+      for (const [id, fn] of functions(template)) {
+        expect(fn.Properties.Environment.Variables.LOG_LEVEL, id).toBe(level);
+        expect(fn.Properties.LoggingConfig, id).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: level, SystemLogLevel: system });
+      }
+    }
+  });
+
   it('keeps its logs for the configured days, as the API’s access logs', () => {
     const groups = Object.values(resourcesOf(untraced, 'AWS::Logs::LogGroup'));
     expect(groups.length).toBe(functions(untraced).length + 1);
@@ -252,6 +390,11 @@ describe('the settings', () => {
     expect(() => appFor({ metricsNamespace: 'AWS/Lambda' })).toThrow(/metricsNamespace/);
     expect(() => appFor({ metricsNamespace: 'has space' })).toThrow(/metricsNamespace/);
     expect(() => appFor({ tracing: 'yes' })).toThrow(/tracing must be true or false/);
-    expect(() => appFor({ alarmEmail: 'nobody' })).toThrow(/alarmEmail must be an email address/);
+    expect(() => appFor({ alarmEndpoint: 'nobody' })).toThrow(/alarmEndpoint must be an email address or an https URL/);
+    expect(() => appFor({ alarmEndpoint: 'http://hooks.example.com/x' })).toThrow(/alarmEndpoint must be an email address or an https URL/);
+    expect(() => appFor({ alarmEmail: 'oncall@example.com' })).toThrow(/unknown settings: alarmEmail/);
+    expect(() => appFor({ logLevel: 'LOUD' })).toThrow(/logLevel must be one of DEBUG, INFO, WARN, ERROR/);
+    expect(() => appFor({ dashboard: 'yes' })).toThrow(/dashboard must be true or false/);
+    expect(() => appFor({ reserveConcurrency: 1 })).toThrow(/reserveConcurrency must be true or false/);
   });
 });

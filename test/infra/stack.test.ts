@@ -5,7 +5,7 @@
  * synth requires. Bundling is skipped here (the template is the subject);
  * test/infra/bundles.test.ts and synth.test.ts cover the code.
  */
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { dynamodbActionsOf, fallbackRoute, finaliserFunction, routes, sweeperFunction, workerFunction } from '#functions/routes';
 import { streamDelivery } from '#functions/worker/delivery';
@@ -13,7 +13,7 @@ import { streamFilters } from '#functions/worker/filters';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
 import { buildApp, projectContext } from '#lib/stack/app';
 import { tableDefinition } from '#lib/table';
-import { testContext, testEnvironment } from '#test/support/stack';
+import { flatTemplate, testContext, testEnvironment } from '#test/support/stack';
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, unknown>; DeletionPolicy?: string };
 
@@ -23,7 +23,7 @@ const contextFor = (settings: Record<string, unknown> = {}, context: Record<stri
 
 /** The template for the test environment with `settings` changed (and other context, if given). */
 function synth(settings: Record<string, unknown> = {}, context: Record<string, unknown> = {}): Template {
-  return Template.fromStack(buildApp({ context: contextFor(settings, context) }).stack);
+  return flatTemplate(buildApp({ context: contextFor(settings, context) }).stack);
 }
 
 const template = synth();
@@ -195,7 +195,7 @@ describe('routes', () => {
   });
 
   it('puts the JWT authorizer on every route that is not public, and none on public ones', () => {
-    const authorizerId = logicalIdOf('AWS::ApiGatewayV2::Authorizer', 'ApiJwt');
+    const authorizerId = logicalIdOf('AWS::ApiGatewayV2::Authorizer', 'AuthJwt');
     for (const route of routes) {
       const apiRoute = apiRoutes().find((r) => r.RouteKey === `${route.method} ${route.path}`)!;
       if (route.public) expect(apiRoute.AuthorizationType ?? 'NONE', route.name).toBe('NONE');
@@ -436,7 +436,7 @@ describe('environments (cdk.json, chosen with -c env=<name>)', () => {
     for (const [name, entry] of Object.entries(committed)) {
       const { stack } = buildApp({ context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], env: name } });
       expect(stack.stackName, name).toBe(entry.stackName);
-      const chosen = Template.fromStack(stack);
+      const chosen = flatTemplate(stack);
       chosen.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
         DefaultRouteSettings: { ThrottlingRateLimit: entry.throttleRate, ThrottlingBurstLimit: entry.throttleBurst },
       });

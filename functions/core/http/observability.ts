@@ -5,7 +5,7 @@
  *   key, on every log line of the request, in its metrics' line (metadata, not dimensions) and
  *   as annotations of its trace;
  * - its **metrics** (../metrics.ts): one of Answers2xx/4xx/5xx, HandlerDuration, and ColdStart
- *   on a function instance's first request, with the dimensions `service` and `route`;
+ *   on a function instance's first request, by `service` alone (the route key as metadata);
  * - its **trace** (../tracing.ts), where the stack turns tracing on.
  */
 import type { MiddlewareObj } from '@middy/core';

@@ -3,7 +3,10 @@
  * and `sam local start-api`: each AWS::Lambda::Function with its code (the `aws:asset:path`
  * metadata CDK writes: a folder beside the template holding `index.mjs`), handler, runtime,
  * memory, timeout and environment; each HTTP API route with the function its integration
- * targets and its JWT authorizer; and each function's environment as SAM builds it.
+ * targets and its JWT authorizer; and each function's environment as SAM builds it. A nested
+ * stack (AWS::CloudFormation::Stack, its template beside this one at `aws:asset:path`: the
+ * route groups of lib/stack/route-groups.ts in a deployable template) is read as part of its
+ * parent, each of its parameters being what the parent passes, as SAM CLI reads nested stacks.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -73,8 +76,8 @@ export function readTemplate(file: string): SamTemplate {
   } catch (error) {
     throw new TemplateError(`${file} is not a JSON template: ${(error as Error).message}`);
   }
-  const resources = parsed.Resources ?? {};
   const baseDir = join(file, '..');
+  const resources = withNestedStacks(parsed.Resources ?? {}, baseDir);
   const byType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 
   const functions = new Map<string, TemplateFunction>();
@@ -120,6 +123,37 @@ export function readTemplate(file: string): SamTemplate {
     });
   }
   return { file, functions, routes };
+}
+
+/** `resources` with the resources of their nested stacks merged in, their parameters replaced by what the parent passes. */
+function withNestedStacks(resources: Record<string, Resource>, baseDir: string): Record<string, Resource> {
+  const merged: Record<string, Resource> = {};
+  for (const [logicalId, resource] of Object.entries(resources)) {
+    const nestedPath = resource.Metadata?.['aws:asset:path'];
+    if (resource.Type !== 'AWS::CloudFormation::Stack' || typeof nestedPath !== 'string') {
+      merged[logicalId] = resource;
+      continue;
+    }
+    const nestedFile = isAbsolute(nestedPath) ? nestedPath : join(baseDir, nestedPath);
+    if (!existsSync(nestedFile)) throw new TemplateError(`Nested stack ${logicalId}: no template at ${nestedFile}.`);
+    const nested = JSON.parse(readFileSync(nestedFile, 'utf8')) as { Resources?: Record<string, Resource> };
+    const passed = (resource.Properties?.Parameters ?? {}) as Record<string, Json>;
+    for (const [id, inner] of Object.entries(withNestedStacks(nested.Resources ?? {}, baseDir))) {
+      if (inner.Type === 'AWS::CDK::Metadata') continue; // CDK's version report, in every stack
+      if (Object.hasOwn(resources, id) || Object.hasOwn(merged, id)) throw new TemplateError(`${id} is in two stacks of the template.`);
+      merged[id] = substituteParameters(inner as unknown as Json, passed) as unknown as Resource;
+    }
+  }
+  return merged;
+}
+
+/** `json` with every `{ "Ref": <parameter> }` of `values` replaced by its value. */
+function substituteParameters(json: Json, values: Record<string, Json>): Json {
+  if (Array.isArray(json)) return json.map((item) => substituteParameters(item, values));
+  if (json === null || typeof json !== 'object') return json;
+  const keys = Object.keys(json);
+  if (keys.length === 1 && typeof json.Ref === 'string' && Object.hasOwn(values, json.Ref)) return values[json.Ref]!;
+  return Object.fromEntries(Object.entries(json).map(([key, value]) => [key, substituteParameters(value, values)]));
 }
 
 /** The `Ref` inside `integrations/${Ref}` (a Fn::Join) or a bare Ref. */
