@@ -195,9 +195,32 @@ export interface StandingFacts {
   platformLines: boolean;
   /** Custom metrics the service can emit: every metric of serviceMetrics by `service` (functions/core/metrics.ts). */
   customMetrics: number;
+  /** The search cluster's secrets and minimum capacity (ACU): its floor, priced apart. */
+  databaseSecrets: number;
+  databaseMinCapacity: number;
 }
 
 const MINUTES_A_MONTH = 30 * 24 * 60;
+
+/** Secrets a database cluster is attached to (its master credentials): the search index's floor. */
+const databaseSecrets = (resources: { Type: string; Properties?: any }[]) =>
+  resources.filter((resource) => resource.Type === 'AWS::SecretsManager::SecretTargetAttachment').length;
+
+/** Aurora Serverless v2 ACU-hour (us-east-1, Aurora Standard). */
+const ACU_HOUR = 0.12;
+
+/**
+ * The search database's floor, apart from the idle budget (issue 30: "apart from a database floor
+ * that a later feature documents"): its master secret, and its minimum capacity all month (0 ACU
+ * with auto-pause when destroyable: storage only, not modelled here).
+ */
+export function searchDatabaseFloor(facts: StandingFacts): { lines: CostLine[]; total: number } {
+  const lines: CostLine[] = [
+    { item: 'database secrets', count: facts.databaseSecrets, dollars: facts.databaseSecrets * standingPrices.secretMonth },
+    { item: 'minimum ACU, all month', count: facts.databaseMinCapacity, dollars: facts.databaseMinCapacity * ACU_HOUR * 730 },
+  ];
+  return { lines, total: lines.reduce((sum, line) => sum + line.dollars, 0) };
+}
 
 export function standingFactsOf(templates: readonly StackTemplate[], customMetrics: number): StandingFacts {
   const resources = templates.flatMap((template) => Object.values(template.Resources ?? {}));
@@ -215,7 +238,13 @@ export function standingFactsOf(templates: readonly StackTemplate[], customMetri
       0,
     ),
     dashboards: ofType('AWS::CloudWatch::Dashboard').length,
-    secrets: ofType('AWS::SecretsManager::Secret').length,
+    // The search cluster's master secret is part of the database's floor, priced apart (searchDatabaseFloor).
+    secrets: ofType('AWS::SecretsManager::Secret').length - databaseSecrets(resources),
+    databaseSecrets: databaseSecrets(resources),
+    databaseMinCapacity: ofType('AWS::RDS::DBCluster').reduce(
+      (sum, cluster) => sum + (cluster.Properties?.ServerlessV2ScalingConfiguration?.MinCapacity ?? 0),
+      0,
+    ),
     scheduledInvocations: ofType('AWS::Events::Rule').reduce((sum, rule) => {
       const rate = /^rate\((\d+) minutes?\)$/.exec(rule.Properties?.ScheduleExpression ?? '');
       return sum + (rate ? MINUTES_A_MONTH / Number(rate[1]) : 0);

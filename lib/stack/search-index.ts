@@ -100,8 +100,7 @@ export class SearchIndex extends Construct {
       removalPolicy: props.removalPolicy,
       observability: props.observability,
     };
-    const migrate = new RouteFunction(this, migrateFunction.name, { ...shared, route: migrateFunction, environment: { LOG_LEVEL: 'INFO' } })
-      .function;
+    const migrate = new RouteFunction(this, migrateFunction.name, { ...shared, route: migrateFunction, environment: {} }).function;
     this.grantSearch(migrate);
     // Run by CloudFormation itself at every deploy whose migrations changed (the function answers the custom resource).
     const migrations = new CustomResource(this, 'Migrations', {
@@ -116,7 +115,7 @@ export class SearchIndex extends Construct {
       route: reindexFunction,
       bucket: props.bucket,
       timeoutSeconds: 900,
-      environment: { LOG_LEVEL: 'INFO' },
+      environment: {},
     });
     const reindex = reindexConstruct.function;
     this.grantSearch(reindex);

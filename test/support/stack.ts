@@ -33,7 +33,7 @@ export function testTemplate(settings: Record<string, unknown> = {}, context: Re
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 interface TemplateJson {
-  Resources: Record<string, { Type: string; Properties?: Record<string, Json> }>;
+  Resources: Record<string, { Type: string; Properties?: Record<string, Json>; DependsOn?: string | string[] }>;
   Outputs?: Record<string, { Value: Json }>;
 }
 
@@ -64,6 +64,14 @@ export function flatTemplate(stack: Stack): Template {
       parent.Resources[id] = resource;
     }
     delete parent.Resources[resourceId];
+    // A parent resource that waits for the nested stack (the stage's route settings wait for the
+    // routes they name) waits for its resources once merged: the order is the same.
+    const inners = Object.keys(inner.Resources);
+    for (const resource of Object.values(parent.Resources)) {
+      if (resource.DependsOn === undefined) continue;
+      const on = [resource.DependsOn].flat().flatMap((id) => (id === resourceId ? inners : [id]));
+      resource.DependsOn = on;
+    }
     if (JSON.stringify(parent).includes(`"${resourceId}"`))
       throw new Error(`${stack.stackName} refers to its nested ${nested.node.id}: merge its outputs too`);
   }

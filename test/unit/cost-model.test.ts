@@ -9,7 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { serviceMetrics } from '#core/metrics';
 import { projectRoot } from '#lib/bundling';
 import { buildApp, projectContext } from '#lib/stack/app';
-import { costs, idleCost, monthlyCost, perMillionCalls, type StackTemplate, standingFactsOf } from '../../bench/cost-model';
+import {
+  costs,
+  idleCost,
+  monthlyCost,
+  perMillionCalls,
+  type StackTemplate,
+  searchDatabaseFloor,
+  standingFactsOf,
+} from '../../bench/cost-model';
 import type { Results } from '../../bench/results';
 
 /** Idle: $2 a month outside the free tier. */
@@ -55,6 +63,10 @@ describe('prod, from its templates', () => {
     expect(prod.alarms).toBeGreaterThan(0);
     expect(prod.alarmMetrics).toBeGreaterThanOrEqual(prod.alarms);
     expect(prod.secrets).toBe(1);
+    // The search cluster's secret and its minimum capacity are its floor, priced apart (a warm 0.5 ACU in prod).
+    expect(prod.databaseSecrets).toBe(1);
+    expect(prod.databaseMinCapacity).toBe(0.5);
+    expect(searchDatabaseFloor(prod).total).toBeCloseTo(0.4 + 0.5 * 0.12 * 730, 2);
     expect(prod.scheduledInvocations).toBeGreaterThan(0);
     expect(prod).toMatchObject({ dashboards: 0, requestLine: false, platformLines: false, tracedFunctions: 0 });
     // A dashboard or a per-function alarm would show: the same model on an environment that asks for one.

@@ -91,7 +91,7 @@ describe('the EMF line', () => {
     const reference = new Metrics({ serviceName: 'documents' });
     reference.addMetadata('correlation_id', 'r9');
     reference.addMetadata('caller', 'bob');
-    reference.addDimension('route', 'GET /document/{id}');
+    reference.addMetadata('route', 'GET /document/{id}');
     reference.addMetric('Answers2xx', 'Count', 1);
     reference.addMetric('HandlerDuration', 'Milliseconds', 3.5);
     reference.addMetric('HandlerDuration', 'Milliseconds', 4.25);
