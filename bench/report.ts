@@ -13,7 +13,7 @@ import { memorySizes, timeoutSeconds } from '#lib/function-settings';
 import { type Budget, budgets } from './budgets';
 import { type CostRow, costs, fileCosts, MB_PER_VCPU, prices, READ_FLOOR } from './cost-model';
 import { f, kb, n, tableOf, usd } from './markdown';
-import { type CapacityRow, EMPTY, FLOOR_PREFIX, PROFILED, type Results } from './results';
+import { type CapacityRow, EMPTY, FLOOR_PREFIX, type HashingResult, PROFILED, type Results } from './results';
 
 const bold = (text: string | number) => `**${text}**`;
 const capacityTable = (rows: CapacityRow[]) =>
@@ -199,6 +199,7 @@ ${tableOf([sharing.document.one, sharing.document.many], {
   'RRU (AWS)': (m) => m.rru,
 })}`,
     ],
+    ...(r.hashing ? [hashingSection(r.hashing)] : []),
     [
       'Folder life cycle and the trash',
       `A tree of ${n(lifecycle.bound.folders + 1)} folders with ${n(lifecycle.bound.documents)} documents of 1 KB (made in ${f(lifecycle.seedSeconds, 0)} s; \`bench/scenarios/lifecycle.ts\`).
@@ -226,6 +227,19 @@ ${tableOf(lifecycle.bound.phases, {
   'checked afterwards': (p) => p.checked,
 })}`,
     ],
+  ];
+}
+
+function hashingSection(h: HashingResult): [string, string] {
+  return [
+    'Hashing: upload verification and link passwords',
+    `${h.mib} MiB in ${h.chunkKiB} KiB chunks, rounds taking turns, medians (\`bench/scenarios/hashing.ts\`). The verify task's resumable SHA-256
+(hash-wasm, its state saved between invocations): **${f(h.resumableMBs, 0)} MB/s**, against Node's \`createHash\` (OpenSSL) **${f(h.opensslMBs, 0)} MB/s**
+(ratio ${f(h.ratio)}). At the worker's ${h.workerMemoryMb} MB (its share of a vCPU), **5 TiB takes ${f(h.fiveTiB.hours, 1)} h to verify**, ${n(Math.round(h.fiveTiB.gbSeconds))} GB-s,
+**${usd(h.fiveTiB.dollars)}** of Lambda (S3 reads not counted).
+
+A share link's password check, scrypt N = ${n(h.scrypt.N)}, r = ${h.scrypt.r}, p = ${h.scrypt.p} (${f((128 * h.scrypt.N * h.scrypt.r) / 1024 ** 2, 0)} MiB of memory):
+**p50 ${f(h.scrypt.p50Ms, 0)} ms**, p95 ${f(h.scrypt.p95Ms, 0)} ms over ${h.scrypt.checks} checks on one core here (a 512 MB function has about a third of a vCPU).`,
   ];
 }
 

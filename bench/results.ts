@@ -125,6 +125,20 @@ export interface Results {
   sharing: SharingResult;
   lifecycle: LifecycleResult;
   files: FilesResult;
+  /** Absent from results written before the scenario existed. */
+  hashing?: HashingResult;
+}
+
+/** bench/scenarios/hashing.ts: MB/s of the verify task's resumable SHA-256 against OpenSSL's; a link password check. */
+export interface HashingResult {
+  mib: number;
+  chunkKiB: number;
+  resumableMBs: number;
+  opensslMBs: number;
+  ratio: number;
+  workerMemoryMb: number;
+  fiveTiB: { hours: number; gbSeconds: number; dollars: number };
+  scrypt: { N: number; r: number; p: number; p50Ms: number; p95Ms: number; checks: number };
 }
 
 /** The read the budgets single out, and the concurrency its throughput budget is measured at. */

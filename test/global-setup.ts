@@ -13,11 +13,15 @@
  * in their own processes (vitest's forks pool, isolated), and a java child started there would be
  * started on the file's time. A file that never touches the database starts nothing.
  */
+import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import type { TestProject } from 'vitest/node';
 import { type DynamoDbLocal, ensureTable, localClient, startDynamoDbLocal } from '#lib/local/dynamodb-local';
+import { writeSearchSnapshot } from '#lib/local/search-database';
 import { ensureWebBuild } from '#lib/local/web-app';
 
 declare module 'vitest' {
@@ -36,19 +40,31 @@ interface Broker {
   close(): Promise<void>;
 }
 /** One pool for the whole run: every project of the database tier names this file as its globalSetup. */
-const shared = globalThis as { documentsTestBroker?: Promise<Broker>; documentsWebBuild?: Promise<boolean> };
+const shared = globalThis as {
+  documentsTestBroker?: Promise<Broker>;
+  documentsWebBuild?: Promise<boolean>;
+  documentsSearchSnapshot?: Promise<void>;
+};
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   shared.documentsTestBroker ??= startBroker();
   // The web app (web/dist) built once, here: files that start `npm start` in a child would each build it at once otherwise.
   shared.documentsWebBuild ??= ensureWebBuild();
   await shared.documentsWebBuild;
+  // One migrated search database for the run: each service's in-memory one starts from it (lib/local/search-database.ts).
+  shared.documentsSearchSnapshot ??= (async () => {
+    const file = join(tmpdir(), `documents-search-${process.pid}.pgdata`);
+    await writeSearchSnapshot(file);
+    process.env.SEARCH_SNAPSHOT = file;
+  })();
+  await shared.documentsSearchSnapshot;
   const broker = await shared.documentsTestBroker;
   broker.users++;
   project.provide('dynamodbBroker', broker.url);
   return async () => {
     if (--broker.users > 0) return;
     shared.documentsTestBroker = undefined;
+    if (process.env.SEARCH_SNAPSHOT) await rm(process.env.SEARCH_SNAPSHOT, { force: true });
     await broker.close();
   };
 }

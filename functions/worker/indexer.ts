@@ -15,12 +15,14 @@
 import { readDocumentForIndex } from '#core/items/document';
 import { readFolderItem } from '#core/items/folder';
 import { recordMetric } from '#core/metrics';
+import { searchIndexConfigured } from '#core/search/database';
 import { extractFileText } from '#core/search/extract';
 import { type IndexedItem, indexedContentVersion, removeItem, upsertItem } from '#core/search/search-index';
 import type { NumberedChange } from './events';
 
 /** Brings the rows of the items these changes name up to date, in order. */
 export async function indexChanges(changes: readonly NumberedChange[]): Promise<void> {
+  if (!searchIndexConfigured()) return;
   for (const change of changes) {
     if (change.kind !== 'document' && change.kind !== 'folder') continue;
     await indexItem(change.kind, change.id, change.repositoryId, change.seq, change.at);

@@ -10,7 +10,7 @@
  * `resumeFor(ms)` makes it answer `DatabaseResumingException` for a while, as an auto-paused
  * Aurora Serverless v2 cluster does while it wakes.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { RESUMING, type Row, type SqlPort, type SqlValue, setSearchDatabase } from '#core/search/database';
 import { migrate } from '#core/search/migrate';
@@ -33,17 +33,33 @@ export interface LocalSearchDatabase extends SqlPort {
   close(): Promise<void>;
 }
 
+/**
+ * A migrated, empty in-memory database to start from (SEARCH_SNAPSHOT: a file `writeSearchSnapshot`
+ * made): a test run makes one (test/global-setup.ts), and each in-memory start loads it instead of
+ * creating a database and migrating it (~0.6 s against ~2.4 s here).
+ */
+const snapshotFile = () => process.env.SEARCH_SNAPSHOT || undefined;
+
 /** Opens (or creates) the database in `dir`, in a thread of its own (./search-thread.mjs); in memory without one. */
-export async function startLocalSearchDatabase(dir?: string): Promise<LocalSearchDatabase> {
+export async function startLocalSearchDatabase(dir?: string): Promise<LocalSearchDatabase & { dump(): Promise<Uint8Array> }> {
   if (dir) await mkdir(dir, { recursive: true });
-  const thread = new Worker(new URL('./search-thread.mjs', import.meta.url), { workerData: { dataDir: dir } });
+  const thread = new Worker(new URL('./search-thread.mjs', import.meta.url), { workerData: { dataDir: dir, snapshot: snapshotFile() } });
+  let dumped: ((bytes: Uint8Array) => void) | undefined;
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (error: Error) => void }>();
   let nextId = 0;
   await new Promise<void>((resolve, reject) => {
     thread.once('error', reject);
     thread.on(
       'message',
-      (message: { ready?: boolean; failed?: string; id?: number; rows?: Row[]; error?: { name: string; message: string } }) => {
+      (message: {
+        ready?: boolean;
+        failed?: string;
+        id?: number;
+        rows?: Row[];
+        dump?: Uint8Array;
+        error?: { name: string; message: string };
+      }) => {
+        if (message.dump) dumped?.(message.dump);
         if (message.ready) resolve();
         else if (message.failed) reject(new Error(`PGlite did not start: ${message.failed}`));
         else if (message.id !== undefined) {
@@ -55,7 +71,7 @@ export async function startLocalSearchDatabase(dir?: string): Promise<LocalSearc
       },
     );
   });
-  const send = (message: { sql?: string; params?: readonly SqlValue[]; close?: boolean }) =>
+  const send = (message: { sql?: string; params?: readonly SqlValue[]; close?: boolean; dump?: boolean }) =>
     new Promise<Row[]>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
@@ -82,6 +98,13 @@ export async function startLocalSearchDatabase(dir?: string): Promise<LocalSearc
     },
     resumeFor(ms) {
       resumingUntil = Date.now() + ms;
+    },
+    async dump() {
+      const bytes = new Promise<Uint8Array>((resolve) => {
+        dumped = resolve;
+      });
+      await send({ dump: true });
+      return bytes;
     },
     async close() {
       await send({ close: true }).catch(() => undefined);
@@ -128,6 +151,18 @@ export function startLocalSearch(dir?: string): LocalSearchDatabase {
   };
   setSearchDatabase(local);
   return local;
+}
+
+/** Writes a migrated, empty in-memory database to `file`, for SEARCH_SNAPSHOT. */
+export async function writeSearchSnapshot(file: string): Promise<void> {
+  const db = await startLocalSearchDatabase();
+  try {
+    await migrateWith(db);
+    await writeFile(`${file}.partial`, await db.dump());
+    await rename(`${file}.partial`, file);
+  } finally {
+    await db.close();
+  }
 }
 
 /** The migrations, run on `db` outside any function's grants (the runtime's own set-up). */

@@ -5,6 +5,7 @@
  * loader. Messages in: `{ id, sql, params }` and `{ id, close: true }`; out: `{ id, rows }` or
  * `{ id, error: { name, message } }`; `{ ready: true }` once open, or `{ failed }`.
  */
+import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -12,7 +13,13 @@ import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 
 let db;
 try {
-  db = await PGlite.create({ ...(workerData.dataDir ? { dataDir: workerData.dataDir } : {}), extensions: { unaccent, pg_trgm } });
+  // In memory, from a snapshot when one is given (an already migrated database: ./search-database.ts).
+  const snapshot = !workerData.dataDir && workerData.snapshot ? new Blob([await readFile(workerData.snapshot)]) : undefined;
+  db = await PGlite.create({
+    ...(workerData.dataDir ? { dataDir: workerData.dataDir } : {}),
+    ...(snapshot ? { loadDataDir: snapshot } : {}),
+    extensions: { unaccent, pg_trgm },
+  });
   parentPort.postMessage({ ready: true });
 } catch (error) {
   parentPort.postMessage({ failed: String(error?.stack ?? error) });
@@ -22,6 +29,11 @@ try {
 let queue = Promise.resolve();
 parentPort.on('message', (message) => {
   queue = queue.then(async () => {
+    if (message.dump) {
+      const file = await db.dumpDataDir('none');
+      parentPort.postMessage({ id: message.id, rows: [], dump: new Uint8Array(await file.arrayBuffer()) });
+      return;
+    }
     if (message.close) {
       await db?.close();
       parentPort.postMessage({ id: message.id, rows: [] });

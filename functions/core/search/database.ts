@@ -33,6 +33,13 @@ export function setSearchDatabase(replacement: SqlPort | undefined): void {
   port = replacement;
 }
 
+/**
+ * Whether this process has a search index to write to: the local runtime's (set above), or the
+ * deployed cluster (the stack gives the worker SEARCH_CLUSTER_ARN). A worker started without one
+ * (a test that runs the worker alone) has nothing to index into.
+ */
+export const searchIndexConfigured = () => port !== undefined || portFactory !== undefined || Boolean(process.env.SEARCH_CLUSTER_ARN);
+
 async function database(): Promise<SqlPort> {
   if (port) return port;
   // Loaded on first use, so that a bundle pays for the Data API client only where it runs.
