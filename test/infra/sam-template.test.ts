@@ -114,7 +114,8 @@ describe('the sam local template (-c samLocal=true)', () => {
   it('is complete with sam/env.json: every variable a function reads from the deployment, or only locally, gets a value', () => {
     // Left empty on purpose: PAGING_TOKEN_SECRET is used instead of the secret's ARN, and JWT_JWKS_URL instead of JWT_JWKS.
     // The search cluster's ARNs too: nothing serves the Data API under sam local (search answers 5xx there).
-    const mayStayEmpty = new Set(['PAGING_TOKEN_SECRET_ARN', 'JWT_JWKS', 'SEARCH_CLUSTER_ARN', 'SEARCH_SECRET_ARN']);
+    // URL_SIGNING_ROLE_ARN: under sam local a function signs with the credentials it is invoked with.
+    const mayStayEmpty = new Set(['PAGING_TOKEN_SECRET_ARN', 'JWT_JWKS', 'SEARCH_CLUSTER_ARN', 'SEARCH_SECRET_ARN', 'URL_SIGNING_ROLE_ARN']);
     for (const fn of local.sam.functions.values()) {
       const environment = samEnvironment(fn, envJson);
       for (const [name, declared] of Object.entries(fn.variables)) {
