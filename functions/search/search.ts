@@ -7,7 +7,7 @@ import { search } from '#core/search/search';
 export const operation = {
   tag: 'Search',
   access: 'signed-in',
-  example: { request: (s) => ({ query: { q: 'a' } }) },
+  example: { request: () => ({ query: { q: 'a' } }) },
   summary: 'Search folders and documents',
   description:
     'Names (a word that begins with each query word, or any part of 3 characters or more) and content (inline text; text, JSON, XML and PDF files: the first 1 MiB of text), in every repository you are a member of, or one repository, or below one folder. Best match first: a match in the name above one only in the content, then newest. Changes show within seconds.',
