@@ -115,7 +115,13 @@ describe('the sam local template (-c samLocal=true)', () => {
     // Left empty on purpose: PAGING_TOKEN_SECRET is used instead of the secret's ARN, and JWT_JWKS_URL instead of JWT_JWKS.
     // The search cluster's ARNs too: nothing serves the Data API under sam local (search answers 5xx there).
     // URL_SIGNING_ROLE_ARN: under sam local a function signs with the credentials it is invoked with.
-    const mayStayEmpty = new Set(['PAGING_TOKEN_SECRET_ARN', 'JWT_JWKS', 'SEARCH_CLUSTER_ARN', 'SEARCH_SECRET_ARN', 'URL_SIGNING_ROLE_ARN']);
+    const mayStayEmpty = new Set([
+      'PAGING_TOKEN_SECRET_ARN',
+      'JWT_JWKS',
+      'SEARCH_CLUSTER_ARN',
+      'SEARCH_SECRET_ARN',
+      'URL_SIGNING_ROLE_ARN',
+    ]);
     for (const fn of local.sam.functions.values()) {
       const environment = samEnvironment(fn, envJson);
       for (const [name, declared] of Object.entries(fn.variables)) {
