@@ -315,7 +315,13 @@ describe('journeys', () => {
     await expectAccessible(page, 'shortcuts');
     await page.keyboard.press('Escape');
     await list.focus();
-    await page.keyboard.press('Home');
+    // Home again until the restored a.txt is first: the list takes the undo in when the folder reloads.
+    for (let i = 0; i < 20; i++) {
+      await page.keyboard.press('Home');
+      if (/a\.txt/.test(await active())) break;
+      await page.waitForTimeout(250);
+    }
+    await expect(active()).resolves.toMatch(/a\.txt/);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'a.txt' }).waitFor();
   });
