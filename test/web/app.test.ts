@@ -113,7 +113,8 @@ describe('journeys', () => {
     await page.getByRole('option', { name: /Policies/ }).dblclick();
     await page.getByRole('heading', { name: 'Policies' }).waitFor();
     const crumbs = page.getByRole('navigation', { name: 'Location' });
-    await expect(crumbs.getByRole('link').allTextContents()).resolves.toEqual(['Repositories', 'Handbook']);
+    // The breadcrumbs come from GET /document/{id}/path or the folder's parents, after the heading: wait for them.
+    await expect.poll(() => crumbs.getByRole('link').allTextContents(), { timeout: 10_000 }).toEqual(['Repositories', 'Handbook']);
     await crumbs.getByRole('link', { name: 'Handbook' }).click();
     await page.getByRole('heading', { name: 'Handbook' }).waitFor();
     await page.getByRole('link', { name: 'Repositories' }).first().click();
