@@ -295,12 +295,16 @@ describe('journeys', () => {
     await page.keyboard.press('ArrowDown');
     await expect(active()).resolves.toMatch(/b\.txt/);
     await page.keyboard.press('F2');
+    // The rename dialog opens with its field focused: type only once it has the focus.
+    const field = page.getByRole('textbox', { name: 'New name' });
+    await field.waitFor();
+    await expect.poll(() => field.evaluate((el) => el === (globalThis as any).document.activeElement), { timeout: 10_000 }).toBe(true);
     await page.keyboard.press('ControlOrMeta+a');
     await page.keyboard.type('renamed.txt');
     await page.keyboard.press('Enter');
     await page
       .getByRole('option', { name: /renamed\.txt/ })
-      .waitFor({ timeout: 5_000 })
+      .waitFor({ timeout: 15_000 })
       .catch(async (error) => {
         await page.screenshot({ path: '/tmp/webapp-rename.png' });
         throw error;
