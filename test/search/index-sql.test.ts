@@ -85,6 +85,13 @@ const find = (q: string, extra: { folderId?: string } = {}) =>
     hits.map((hit) => hit.name).sort(),
   );
 
+describe('text PostgreSQL cannot hold', () => {
+  it('a NUL in the content (a file of bytes, an inline text) is indexed as a space', async () => {
+    await asWorker(() => upsertItem(item({ id: 'nul1', name: 'binaryish', content: 'alpha\u0000omega' }), 1));
+    expect(await find('omega')).toEqual(['binaryish']);
+  });
+});
+
 describe('writes guarded by feed position', () => {
   it('an older change never overwrites a newer one', async () => {
     await asWorker(() => upsertItem(item({ id: 'g1', name: 'guard new' }), 5));

@@ -55,7 +55,7 @@ export async function upsertItem(item: IndexedItem, seq: number): Promise<void> 
       updated_at, seq, trashed, deleted, content, content_version, changed_at, indexed_at)
     VALUES (${p.add(item.id)}, ${p.add(item.repositoryId)}, ${p.add(item.kind)}, ${p.add(item.folderId)}, ${p.add(item.name)},
       ${p.add(item.contentType ?? null)}, ${p.add(item.contentType ? baseContentType(item.contentType) : null)}, ${p.add(item.size ?? null)},
-      ${p.add(item.version)}, ${p.add(item.updatedAt)}, ${p.add(seq)}, ${p.add(item.trashed)}, false, ${p.add(item.content ?? '')},
+      ${p.add(item.version)}, ${p.add(item.updatedAt)}, ${p.add(seq)}, ${p.add(item.trashed)}, false, ${p.add(indexableText(item.content ?? ''))},
       ${p.add(item.contentVersion ?? null)}, ${p.add(item.changedAt ?? null)}::timestamptz, now())
     ON CONFLICT (id) DO UPDATE SET repository_id = excluded.repository_id, kind = excluded.kind, folder_id = excluded.folder_id,
       name = excluded.name, content_type = excluded.content_type, content_type_base = excluded.content_type_base, size = excluded.size,
@@ -65,6 +65,13 @@ export async function upsertItem(item: IndexedItem, seq: number): Promise<void> 
     WHERE s.seq < excluded.seq`;
   await execute(sql, p.values);
 }
+
+/**
+ * Text as PostgreSQL can keep it: its `text` type refuses U+0000 ("invalid byte sequence for
+ * encoding UTF8: 0x00"), which a file's bytes or an inline text may hold; a NUL separates words
+ * no more than a space does.
+ */
+const indexableText = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', ' ') : text);
 
 /**
  * The item is gone (purged, or no longer in the table): a tombstone at `seq`. A folder's
