@@ -40,18 +40,26 @@ const FAST = [
  * vitest would start the largest files first, which are not the longest.
  */
 const LONGEST_FIRST = [
-  'test/web/app.test.ts',
   'test/infra/synth.test.ts',
-  'test/members/members.test.ts',
-  'test/trash/trash.test.ts',
-  'test/repositories/lifecycle.test.ts',
-  'test/local/durability.test.ts',
   'test/infra/bundles.test.ts',
+  'test/web/app.test.ts',
+  'test/repositories/lifecycle.test.ts',
+  'test/uploads/upload-durability.test.ts',
+  'test/members/role-matrix.test.ts',
+  'test/worker/worker-outage.test.ts',
+  'test/local/durability.test.ts',
+  'test/members/members.test.ts',
   'test/worker/worker-restart.test.ts',
   'test/contract/service.test.ts',
-  'test/members/role-matrix.test.ts',
+  'test/uploads/large-verify-kill.test.ts',
+  'test/trash/trash.test.ts',
   'test/api/readme.test.ts',
-  'test/local/dynamodb-local.test.ts',
+  'test/links/links.test.ts',
+  'test/local/local-s3.test.ts',
+  'test/api/faults.test.ts',
+  'test/uploads/uploads.test.ts',
+  'test/search/search.test.ts',
+  'test/uploads/large-verify.test.ts',
   'test/contract/prism.test.ts',
 ];
 
