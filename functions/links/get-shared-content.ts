@@ -4,7 +4,7 @@ import type { Operation } from '#core/http/operation';
 import { openLink } from '#core/items/link';
 import { tokenParams } from '#core/requests';
 import { contentAnswer } from '#core/use-cases/content';
-import { linkPassword, withLinkHeaders } from './public';
+import { linkPassword, OPEN_LINK_ERRORS, withLinkHeaders } from './public';
 
 export const operation = {
   tag: 'Links',
@@ -22,11 +22,7 @@ export const operation = {
     description: "The content's bytes (inline text), with the document's `contentType`.",
     redirect: "A file: `Location` is a presigned URL of the bucket that answers with the file's bytes.",
   },
-  errors: {
-    'not-found': 'No such link: unknown, revoked, expired, or its document is in the trash or gone.',
-    'link-password-required': 'The link has a password and `Link-Password` was not sent (`WWW-Authenticate: Link-Password`).',
-    'link-password-wrong': 'The `Link-Password` is wrong (`WWW-Authenticate: Link-Password`).',
-  },
+  errors: OPEN_LINK_ERRORS,
 } as const satisfies Operation;
 
 export const handler = withLinkHeaders(

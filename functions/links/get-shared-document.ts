@@ -3,7 +3,7 @@ import { endpoint } from '#core/http/endpoint';
 import type { Operation } from '#core/http/operation';
 import { openLink } from '#core/items/link';
 import { tokenParams } from '#core/requests';
-import { linkPassword, withLinkHeaders } from './public';
+import { linkPassword, OPEN_LINK_ERRORS, withLinkHeaders } from './public';
 
 export const operation = {
   tag: 'Links',
@@ -18,11 +18,7 @@ export const operation = {
   params: tokenParams,
   linkAnswers: true,
   success: { status: 200, description: 'The shared document.', body: 'SharedDocument' },
-  errors: {
-    'not-found': 'No such link: unknown, revoked, expired, or its document is in the trash or gone.',
-    'link-password-required': 'The link has a password and `Link-Password` was not sent (`WWW-Authenticate: Link-Password`).',
-    'link-password-wrong': 'The `Link-Password` is wrong (`WWW-Authenticate: Link-Password`).',
-  },
+  errors: OPEN_LINK_ERRORS,
 } as const satisfies Operation;
 
 export const handler = withLinkHeaders(

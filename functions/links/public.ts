@@ -7,6 +7,13 @@ import type { APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
 /** Not kept by any cache, and the link's address not passed on to whatever the content links to. */
 export const PUBLIC_LINK_HEADERS = { 'Cache-Control': 'private, no-store', 'Referrer-Policy': 'no-referrer' } as const;
 
+/** The errors a token's check answers, the same on both routes (the order: 404, 429, 401). */
+export const OPEN_LINK_ERRORS = {
+  'not-found': 'No such link: unknown, revoked, expired, or its document is in the trash or gone.',
+  'link-password-required': 'The link has a password and `Link-Password` was not sent (`WWW-Authenticate: Link-Password`).',
+  'link-password-wrong': 'The `Link-Password` is wrong (`WWW-Authenticate: Link-Password`).',
+} as const;
+
 /** A handler whose every answer carries PUBLIC_LINK_HEADERS. */
 export const withLinkHeaders =
   <A extends unknown[]>(handler: (...args: A) => Promise<Result>) =>
