@@ -9,9 +9,9 @@
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, type Item, tableName } from '#core/db/client';
+import { itemSize, readUnits, transactionalWriteUnits } from '#core/db/item-size';
 import type { Key } from '#core/items/keys';
 import { localClient } from '#lib/local/dynamodb-local';
-import { itemSize, readUnits, transactionalWriteUnits } from '#test/support/item-size';
 import { sum } from './load';
 import type { Units } from './results';
 

@@ -6,6 +6,7 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { db, type Item, tableName } from '#core/db/client';
+import { itemSize, transactionalWriteUnits } from '#core/db/item-size';
 import { measured, type StoreMetrics } from '#core/db/metrics';
 import { createDocument, getDocument, updateDocument } from '#core/items/document';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
@@ -13,7 +14,6 @@ import type { Key } from '#core/items/keys';
 import { createRepository, getRepository, listRepositories } from '#core/items/repository';
 import { trashDocument } from '#core/use-cases/trash';
 import { useTable } from '#test/support/fixture';
-import { itemSize, transactionalWriteUnits } from '#test/support/item-size';
 
 const table: Record<string, StoreMetrics> = {};
 async function measure(name: string, work: () => Promise<unknown>) {
