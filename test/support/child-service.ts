@@ -123,3 +123,14 @@ export async function removeService(running: Running | undefined, dataDir: strin
   if (running) await waitUntilGone(running, dataDir).catch(() => {});
   await rm(dataDir, { recursive: true, force: true });
 }
+
+/** A JSON request to a child service as the holder of `token`: the status and the parsed body. */
+export async function callService(running: Running, token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${running.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}

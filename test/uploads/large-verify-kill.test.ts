@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadLocalIssuer } from '#lib/local/jwt';
-import { killHard, type Running, removeService, startService, waitUntilGone } from '#test/support/child-service';
+import { callService, killHard, type Running, removeService, startService, waitUntilGone } from '#test/support/child-service';
 
 const SETTINGS = {
   UPLOAD_VERIFY_INLINE_BYTES: String(1024 * 1024),
@@ -34,15 +34,7 @@ describe('a verification killed in the middle', () => {
   let token: string;
   let folderId: string;
 
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${running.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const call = (method: string, path: string, body?: unknown) => callService(running, token, method, path, body);
 
   beforeAll(async () => {
     Object.assign(process.env, SETTINGS);

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadLocalIssuer } from '#lib/local/jwt';
-import { killHard, type Running, removeService, startService, waitUntilGone } from '#test/support/child-service';
+import { callService, killHard, type Running, removeService, startService, waitUntilGone } from '#test/support/child-service';
 
 const PART = 8 * 1024 * 1024;
 
@@ -21,15 +21,7 @@ describe('uploads across SIGKILL of the local service', () => {
   let token: string;
   let folderId: string;
 
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${running.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const call = (method: string, path: string, body?: unknown) => callService(running, token, method, path, body);
   const restart = async () => {
     killHard(running);
     await waitUntilGone(running, dataDir);
