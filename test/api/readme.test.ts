@@ -1,6 +1,6 @@
 /**
- * The README's curl walkthrough, run as written (only the port differs) against a running
- * service, with the README's own token command: the front door must keep working.
+ * The walkthroughs of docs/walkthrough.md (linked from the README), run as written (only the port
+ * differs) against a running service, with their own token command: the front door must keep working.
  */
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -28,17 +28,17 @@ function checkAnswersSince(before: number): number {
   return recent.length;
 }
 
-/** The first `sh` script after a heading of the README, pointed at the test's service. */
+/** The first `sh` script after a heading of the walkthroughs, pointed at the test's service. */
 async function walkthrough(heading: string): Promise<string> {
-  const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = await readFile(new URL('../../docs/walkthrough.md', import.meta.url), 'utf8');
   const section = readme.split(`\n${heading}\n`)[1] ?? '';
   const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!script) throw new Error(`README.md has no script under "${heading}"`);
+  if (!script) throw new Error(`docs/walkthrough.md has no script under "${heading}"`);
   expect(script).toContain('API=http://127.0.0.1:3000');
   return script.replace('API=http://127.0.0.1:3000', `API=${ctx.svc.url}`);
 }
 
-/** Runs the script under a heading of the README as written (bash, stopping at the first error); its output. */
+/** Runs the script under a heading of the walkthroughs as written (bash, stopping at the first error); its output. */
 async function runWalkthrough(heading: string): Promise<string> {
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', await walkthrough(heading)], {
     cwd: new URL('../..', import.meta.url).pathname,
@@ -48,9 +48,9 @@ async function runWalkthrough(heading: string): Promise<string> {
   return stdout;
 }
 
-describe('README typed client example', () => {
+describe('Walkthrough: typed client example', () => {
   it('is lib/client/example.ts verbatim (which the typecheck compiles), and runs against the service', async () => {
-    const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
+    const readme = await readFile(new URL('../../docs/walkthrough.md', import.meta.url), 'utf8');
     const shown = /```ts\n([\s\S]*?)```/.exec(readme.split('## Typed client')[1] ?? '')?.[1];
     const example = await readFile(new URL('../../lib/client/example.ts', import.meta.url), 'utf8');
     expect(shown).toBe(example);
@@ -66,10 +66,10 @@ describe('README typed client example', () => {
   });
 });
 
-describe('README walkthrough', () => {
+describe('Walkthrough: walkthrough', () => {
   it('runs as written and every step answers as the comments say', async () => {
     const before = answers.length;
-    const stdout = await runWalkthrough('## Walkthrough with curl');
+    const stdout = await runWalkthrough('## With curl');
     const statuses = [...stdout.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
     // GET with ETag, PUT with If-Match "1", the same again (412), DELETE, GET after delete.
     expect(statuses).toEqual([200, 200, 412, 204, 404]);
@@ -98,10 +98,10 @@ describe('README walkthrough', () => {
   });
 });
 
-describe('README sharing walkthrough', () => {
+describe('Walkthrough: sharing walkthrough', () => {
   it('runs as written: bob lists and reads as a viewer, is refused a write, writes as an editor, then is out', async () => {
     const before = answers.length;
-    const stdout = await runWalkthrough('### Sharing a repository');
+    const stdout = await runWalkthrough('## Sharing a repository');
     const statuses = [...stdout.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
     // bob made viewer (201), reads (200), may not write (403); made editor (200), writes (200);
     // removed (204), then reads nothing (404).
@@ -122,10 +122,10 @@ describe('README sharing walkthrough', () => {
   });
 });
 
-describe('README life-cycle walkthrough', () => {
+describe('Walkthrough: life-cycle walkthrough', () => {
   it('runs as written: rename, move, a refused cycle, delete to the trash, restore, delete the repository', async () => {
     const before = answers.length;
-    const stdout = await runWalkthrough('### Renaming, moving, deleting, the trash');
+    const stdout = await runWalkthrough('## Renaming, moving, deleting, the trash');
     const statuses = [...stdout.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
     expect(statuses).toEqual([200, 200, 409, 204, 200, 204, 404]);
     expect(stdout).toContain('urn:problem-type:documents:folder-cycle');

@@ -1,6 +1,6 @@
 /**
- * The README's Files walkthrough, run as written (only the port differs) against a running
- * service with the README's own token command: a PDF sent as the raw body and fetched back
+ * The Files walkthrough (docs/walkthrough.md), run as written (only the port differs) against a running
+ * service with its own token command: a PDF sent as the raw body and fetched back
  * through the redirect with curl, then a large file through `npm run upload` and `npm run download`.
  */
 import { execFile } from 'node:child_process';
@@ -14,11 +14,11 @@ import { useService } from '#test/support/fixture';
 const root = new URL('../..', import.meta.url).pathname;
 const ctx = useService();
 
-describe('README Files walkthrough', () => {
+describe('Walkthrough: files', () => {
   it('runs as written: the PDF and the large file come back with the same bytes', async () => {
-    const readme = await readFile(join(root, 'README.md'), 'utf8');
-    const script = /```sh\n([\s\S]*?)```/.exec(readme.split('\n### Files\n')[1] ?? '')?.[1];
-    if (!script) throw new Error('README.md has no script under "### Files"');
+    const readme = await readFile(join(root, 'docs', 'walkthrough.md'), 'utf8');
+    const script = /```sh\n([\s\S]*?)```/.exec(readme.split('\n## Files\n')[1] ?? '')?.[1];
+    if (!script) throw new Error('docs/walkthrough.md has no script under "## Files"');
     expect(script).toContain('API=http://127.0.0.1:3000');
     const { stdout } = await promisify(execFile)(
       'bash',

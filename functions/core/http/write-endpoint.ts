@@ -1,7 +1,7 @@
 /**
  * The endpoint of a POST, PUT or DELETE: the shared stack (./endpoint.ts) with Idempotency-Key
  * (./idempotency.ts). Kept apart so that read handlers do not carry the idempotency utility in
- * their bundles; test/unit/routes.test.ts checks every write route is built with it.
+ * their bundles; test/unit/write-routes.test.ts checks every write route is built with it.
  */
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
