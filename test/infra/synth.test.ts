@@ -11,7 +11,7 @@
  * (One synth for both: each bundles every function, a minute of the suite. The bundles it is
  * compared with are bundles.test.ts's, built once for the run: test/support/bundles.ts.)
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -36,9 +36,22 @@ let synthOutput = '';
 const ENVIRONMENT = 'dev';
 const environments = projectContext().environments as Record<string, { stackName: string }>;
 
+/** The CLIs still running. */
+const running = new Set<ChildProcess>();
+/** `pid` and the processes under it (the CLI runs its app in a shell, and the app an esbuild per function). */
+function processTree(pid: number): number[] {
+  const parents = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...parents.filter(([, ppid]) => ppid === tree[i]).map(([child]) => child));
+  return tree;
+}
+
 /** The real CLI, offline. */
-const cdk = (args: string[], output = outdir) =>
-  run(join(projectRoot, 'node_modules', '.bin', 'cdk'), ['synth', '--no-notices', '--quiet', '--output', output, ...args], {
+const cdk = (args: string[], output = outdir) => {
+  const started = run(join(projectRoot, 'node_modules', '.bin', 'cdk'), ['synth', '--no-notices', '--quiet', '--output', output, ...args], {
     cwd: projectRoot,
     env: {
       ...process.env,
@@ -50,6 +63,10 @@ const cdk = (args: string[], output = outdir) =>
     },
     maxBuffer: 16 * 1024 * 1024,
   });
+  running.add(started.child);
+  started.child.on('exit', () => running.delete(started.child));
+  return started;
+};
 
 /** The same CLI without `-c env`, run beside the synth (its own output directory: the CLI locks one). */
 const refusedOutdir = mkdtempSync(join(tmpdir(), 'cdk-out-refused-'));
@@ -69,6 +86,14 @@ beforeAll(async () => {
 }, 420_000);
 
 afterAll(() => {
+  // A synth that timed out would go on bundling, its app orphaned, on a machine loaded enough to time it out.
+  for (const pid of [...running].flatMap((child) => processTree(child.pid!))) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
   rmSync(outdir, { recursive: true, force: true });
   rmSync(refusedOutdir, { recursive: true, force: true });
 });
