@@ -25,7 +25,7 @@ import { templateRouting } from '#lib/local/sam/serve';
 import { readTemplate } from '#lib/local/sam/template';
 import { type LocalService, startLocalService } from '#lib/local/service';
 import { buildApp, projectContext } from '#lib/stack/app';
-import { type Bundles, sharedBundles } from '#test/support/bundles';
+import { sharedBundles } from '#test/support/bundles';
 import { createTestTable } from '#test/support/dynamodb';
 import { Api, ensure, newDocument, newFolder, newRepository, newUser, setRole } from '#test/support/http';
 
@@ -71,12 +71,8 @@ const cdk = (args: string[], output = outdir) => {
 /** The same CLI without `-c env`, run beside the synth (its own output directory: the CLI locks one). */
 const refusedOutdir = mkdtempSync(join(tmpdir(), 'cdk-out-refused-'));
 let withoutEnvironment: Promise<string | undefined>;
-/** What bundles.test.ts runs, built once for the run (test/support/bundles.ts), meanwhile. */
-let bundled: Promise<Bundles>;
 
 beforeAll(async () => {
-  bundled = sharedBundles();
-  bundled.catch(() => {}); // awaited by the test that compares
   withoutEnvironment = cdk([], refusedOutdir).then(
     () => undefined,
     (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
@@ -128,7 +124,9 @@ describe('npx cdk synth -c env=dev', () => {
   });
 
   it('deploys byte for byte the bundle that lib/bundling.ts makes (what bundles.test.ts runs)', async () => {
-    const ours = await bundled;
+    // What bundles.test.ts runs, built once for the run (test/support/bundles.ts): asked for after the synth, not
+    // beside it, where it would slow the synth (bundles.test.ts, started at the same time, most often built them already).
+    const ours = await sharedBundles();
     for (const fn of [...routes, workerFunction, sweeperFunction]) {
       // The sweeper's construct is inside the worker's: WorkerSweeperFunction….
       const construct = fn === sweeperFunction ? `Worker${fn.name}` : fn.name;
