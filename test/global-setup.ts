@@ -12,8 +12,12 @@
  * The lease is a loopback HTTP call to this process (`inject('dynamodbBroker')`): test files run
  * in their own processes (vitest's forks pool, isolated), and a java child started there would be
  * started on the file's time. A file that never touches the database starts nothing.
+ *
+ * The same server hands out the run's function bundles (`POST /bundles`, test/support/bundles.ts):
+ * built once, on the first request, for the files that run them or compare them (bundling every
+ * function is the longest step of either file).
  */
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -23,10 +27,11 @@ import type { TestProject } from 'vitest/node';
 import { type DynamoDbLocal, ensureTable, localClient, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { writeSearchSnapshot } from '#lib/local/search-database';
 import { ensureWebBuild } from '#lib/local/web-app';
+import { type Bundles, bundleAllFunctions } from '#test/support/bundles';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Base URL of the pool below: `POST /lease` → `{ id, endpoint }`, `POST /release/<id>`. */
+    /** Base URL of the pool below: `POST /lease` → `{ id, endpoint }`, `POST /release/<id>`; `POST /bundles` → `{ bundles }`. */
     dynamodbBroker: string;
   }
 }
@@ -96,6 +101,8 @@ async function startBroker(): Promise<Broker> {
   const stopping = new Set<Promise<void>>();
   let closed = false;
   let leases = 0;
+  let bundleDir: string | undefined;
+  let bundles: Promise<Bundles> | undefined;
 
   const startOne = () => {
     const started = startDynamoDbLocal({}).then(warmUp);
@@ -136,6 +143,17 @@ async function startBroker(): Promise<Broker> {
       );
       return;
     }
+    if (req.method === 'POST' && url === '/bundles') {
+      bundles ??= mkdtemp(join(tmpdir(), 'documents-bundles-')).then((dir) => {
+        bundleDir = dir;
+        return bundleAllFunctions(dir);
+      });
+      bundles.then(
+        (built) => answer(res, 200, { bundles: built }),
+        (error: unknown) => answer(res, 500, { message: error instanceof Error ? error.message : String(error) }),
+      );
+      return;
+    }
     const released = req.method === 'POST' ? /^\/release\/(\d+)$/.exec(url) : null;
     if (released) {
       const database = leased.get(released[1]!);
@@ -159,6 +177,8 @@ async function startBroker(): Promise<Broker> {
     for (const database of leased.values()) stop(database);
     leased.clear();
     await Promise.all([...stopping]);
+    await bundles?.catch(() => {});
+    if (bundleDir) await rm(bundleDir, { recursive: true, force: true });
   };
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, users: 0, close };
 }

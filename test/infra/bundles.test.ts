@@ -1,12 +1,12 @@
 /**
  * The code the stack deploys, proven to work: every route's handler is bundled with the
- * stack's own esbuild settings (lib/bundling.ts), then each bundle is loaded by a plain Node
+ * stack's own esbuild settings (lib/bundling.ts; once for the run, test/support/bundles.ts), then each bundle is loaded by a plain Node
  * process, as Lambda loads `index.mjs`, and invoked with an API Gateway v2 event against
  * DynamoDB Local. This catches what source-level tests cannot: an ESM bundle that loads but
  * breaks at its first SDK call, a missing file, a handler export that was tree-shaken away.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,11 +15,12 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allFunctions, finaliserFunction, routes, sweeperFunction, workerFunction } from '#functions/routes';
-import { bundleHandler, projectRoot } from '#lib/bundling';
+import { projectRoot } from '#lib/bundling';
 import { localClient } from '#lib/local/dynamodb-local';
 import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
 import { ensureIndexes } from '#lib/local/layout-version';
 import { type LocalS3, startLocalS3 } from '#lib/local/s3';
+import { sharedBundles } from '#test/support/bundles';
 import { createTestTable } from '#test/support/dynamodb';
 
 const run = promisify(execFile);
@@ -123,6 +124,9 @@ const keyEnv = (key: { accessKeyId: string; secretAccessKey: string }) => ({
 });
 
 beforeAll(async () => {
+  // The run's bundles, built once for this file and synth.test.ts (test/support/bundles.ts), while the services start.
+  const built = sharedBundles();
+  built.catch(() => {}); // awaited below
   bucket = await startLocalS3({ dataDir: join(workdir, 's3'), port: 0 });
   const table = await createTestTable();
   // As the deployed table and `npm start`'s have it: the sweeper reads its index.
@@ -137,14 +141,7 @@ beforeAll(async () => {
     LOG_LEVEL: 'WARN',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
-  await Promise.all(
-    allFunctions().map(async (route) => {
-      const outdir = join(workdir, route.name);
-      bundles.set(route.name, await bundleHandler(route.handler, outdir));
-      // As the stack's afterBundling hook does: the files a route reads go beside its bundle.
-      for (const file of 'files' in route ? (route.files ?? []) : []) copyFileSync(join(projectRoot, file), join(outdir, basename(file)));
-    }),
-  );
+  for (const [name, bundle] of Object.entries(await built)) bundles.set(name, bundle);
 }, 120_000);
 
 afterAll(async () => {

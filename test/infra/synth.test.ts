@@ -8,9 +8,10 @@
  * template's routes and integrations and its bundles, as `sam local start-api` serves it, with the
  * template's JWT authorizer applied by the local gateway. The smoke: one route of each resource,
  * the public reference, a 401 and the `$default` fallback, every answer held to openapi.json.
- * (One synth for both: each bundles every function, a minute of the suite.)
+ * (One synth for both: each bundles every function, a minute of the suite. The bundles it is
+ * compared with are bundles.test.ts's, built once for the run: test/support/bundles.ts.)
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
@@ -24,6 +25,7 @@ import { templateRouting } from '#lib/local/sam/serve';
 import { readTemplate } from '#lib/local/sam/template';
 import { type LocalService, startLocalService } from '#lib/local/service';
 import { buildApp, projectContext } from '#lib/stack/app';
+import { sharedBundles } from '#test/support/bundles';
 import { createTestTable } from '#test/support/dynamodb';
 import { Api, ensure, newDocument, newFolder, newRepository, newUser, setRole } from '#test/support/http';
 
@@ -34,9 +36,22 @@ let synthOutput = '';
 const ENVIRONMENT = 'dev';
 const environments = projectContext().environments as Record<string, { stackName: string }>;
 
+/** The CLIs still running. */
+const running = new Set<ChildProcess>();
+/** `pid` and the processes under it (the CLI runs its app in a shell, and the app an esbuild per function). */
+function processTree(pid: number): number[] {
+  const parents = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number]);
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) tree.push(...parents.filter(([, ppid]) => ppid === tree[i]).map(([child]) => child));
+  return tree;
+}
+
 /** The real CLI, offline. */
-const cdk = (args: string[], output = outdir) =>
-  run(join(projectRoot, 'node_modules', '.bin', 'cdk'), ['synth', '--no-notices', '--quiet', '--output', output, ...args], {
+const cdk = (args: string[], output = outdir) => {
+  const started = run(join(projectRoot, 'node_modules', '.bin', 'cdk'), ['synth', '--no-notices', '--quiet', '--output', output, ...args], {
     cwd: projectRoot,
     env: {
       ...process.env,
@@ -48,6 +63,10 @@ const cdk = (args: string[], output = outdir) =>
     },
     maxBuffer: 16 * 1024 * 1024,
   });
+  running.add(started.child);
+  started.child.on('exit', () => running.delete(started.child));
+  return started;
+};
 
 /** The same CLI without `-c env`, run beside the synth (its own output directory: the CLI locks one). */
 const refusedOutdir = mkdtempSync(join(tmpdir(), 'cdk-out-refused-'));
@@ -63,6 +82,14 @@ beforeAll(async () => {
 }, 420_000);
 
 afterAll(() => {
+  // A synth that timed out would go on bundling, its app orphaned, on a machine loaded enough to time it out.
+  for (const pid of [...running].flatMap((child) => processTree(child.pid!))) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
   rmSync(outdir, { recursive: true, force: true });
   rmSync(refusedOutdir, { recursive: true, force: true });
 });
@@ -97,17 +124,22 @@ describe('npx cdk synth -c env=dev', () => {
   });
 
   it('deploys byte for byte the bundle that lib/bundling.ts makes (what bundles.test.ts runs)', async () => {
+    // What bundles.test.ts runs, built once for the run (test/support/bundles.ts): asked for after the synth, not
+    // beside it, where it would slow the synth (bundles.test.ts, started at the same time, most often built them already).
+    const ours = await sharedBundles();
+    for (const fn of [...routes, workerFunction, sweeperFunction]) {
+      // The sweeper's construct is inside the worker's: WorkerSweeperFunction….
+      const construct = fn === sweeperFunction ? `Worker${fn.name}` : fn.name;
+      const [, deployed] = functions().find(([id]) => id.startsWith(`${construct}Function`))!;
+      const bytes = readFileSync(join(outdir, deployed.Metadata!['aws:asset:path']!, 'index.mjs'));
+      expect(bytes.equals(readFileSync(ours[fn.name]!)), fn.name).toBe(true);
+    }
+    // Those come from one esbuild build of every handler: each is what the handler's own build
+    // writes (bundleHandler, as bench/ and the other tests bundle one handler).
     const scratch = mkdtempSync(join(tmpdir(), 'bundle-compare-'));
     try {
-      // The sweeper's construct is inside the worker's: WorkerSweeperFunction….
-      const all = [...routes, workerFunction, { ...sweeperFunction, name: `Worker${sweeperFunction.name}` }];
-      // All at once: esbuild builds them in parallel.
-      const ours = await Promise.all(all.map((route) => bundleHandler(route.handler, join(scratch, route.name))));
-      for (const [i, route] of all.entries()) {
-        const [, fn] = functions().find(([id]) => id.startsWith(`${route.name}Function`))!;
-        const deployed = readFileSync(join(outdir, fn.Metadata!['aws:asset:path']!, 'index.mjs'));
-        expect(deployed.equals(readFileSync(ours[i]!)), route.name).toBe(true);
-      }
+      const [route] = routes;
+      expect(readFileSync(await bundleHandler(route!.handler, scratch)).equals(readFileSync(ours[route!.name]!)), route!.name).toBe(true);
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
@@ -156,7 +188,9 @@ describe('cdk-nag', () => {
   }, 120_000);
 
   it('passes the app as defined, in every committed environment', () => {
-    for (const env of Object.keys(environments)) {
+    // The synth above is the CLI's with the same checks: a finding in dev would have failed it (first test).
+    expect(Object.keys(environments)).toContain(ENVIRONMENT);
+    for (const env of Object.keys(environments).filter((name) => name !== ENVIRONMENT)) {
       const { app } = buildApp({
         context: { ...projectContext(), 'aws:cdk:bundling-stacks': [], env },
         outdir: mkdtempSync(join(tmpdir(), 'cdk-nag-')),
