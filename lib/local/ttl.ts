@@ -141,7 +141,7 @@ export function startLocalTtl(options: {
   return {
     async stop() {
       stopped = true;
-      if (timer) clearTimeout(timer);
+      clearTimeout(timer);
       await pass;
     },
   };

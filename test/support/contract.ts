@@ -148,8 +148,14 @@ export function contractViolations(exchange: Exchange): string[] {
   return problems;
 }
 
-/** How many exchanges this process checked and found keeping the contract, and which (`GET /{id}` → statuses). */
+/**
+ * How many exchanges this process checked and found keeping the contract, and which (`GET /{id}` →
+ * statuses received: tolerated and retried ones too; what tests asserted: ./asserted-statuses.ts).
+ */
 export const contractStats = { validated: 0, answered: new Map<string, Set<number>>() };
+
+/** The operation a request is answered by (`GET /{id}`; `$default` when none matches). */
+export const operationOf = (method: string, path: string): string => responsesFor(method, path).operation;
 
 /** Throws, with the whole exchange, unless it keeps the contract. */
 export function assertKeepsContract(exchange: Exchange): void {

@@ -13,7 +13,8 @@ import type { Middleware } from 'openapi-fetch';
 import { afterAll, expect } from 'vitest';
 import type { Document as CoreDocument, Folder, Repository } from '#core/resources';
 import { createDocumentsClient, type DocumentsClient } from '#lib/client/index';
-import { assertKeepsContract, contractStats } from './contract';
+import { assertedStatuses, markAsserted, watchedAnswer, watchStatus } from './asserted-statuses';
+import { assertKeepsContract, contractStats, operationOf } from './contract';
 import { recordAnswered } from './route-coverage';
 import { reportStat } from './stats';
 
@@ -50,9 +51,10 @@ const texts = new WeakMap<Response, string>();
 const keepsContract: Middleware = {
   async onResponse({ request, response }) {
     const text = await response.text();
+    const path = new URL(request.url).pathname;
     assertKeepsContract({
       method: request.method,
-      path: new URL(request.url).pathname,
+      path,
       status: response.status,
       headers: response.headers,
       body: text,
@@ -63,14 +65,15 @@ const keepsContract: Middleware = {
       headers: response.headers,
     });
     texts.set(copy, text);
-    return copy;
+    // Its status counts as covered only where a test asserts it (./asserted-statuses.ts).
+    return watchStatus(copy, { operation: operationOf(request.method, path), status: response.status });
   },
 };
 
 // Each test file (one process) says how many answers it checked.
 afterAll(() => {
   if (contractStats.validated > 0) reportStat('responsesValidated', contractStats.validated);
-  recordAnswered(contractStats.answered);
+  recordAnswered(contractStats.answered, assertedStatuses);
 });
 
 /** `client.request` without the compile-time path check: for requests the contract does not allow. */
@@ -140,7 +143,8 @@ export class Api {
 
 function toHttpResponse(request: string, response: Response): HttpResponse {
   const text = texts.get(response);
-  if (text === undefined) throw new Error(`${request}: the answer did not pass the contract check`);
+  const answer = watchedAnswer(response);
+  if (text === undefined || answer === undefined) throw new Error(`${request}: the answer did not pass the contract check`);
   const contentType = response.headers.get('content-type') ?? '';
   let parsed: unknown = text;
   if (text !== '' && /^application\/([\w.+-]+\+)?json\b/i.test(contentType)) {
@@ -150,7 +154,7 @@ function toHttpResponse(request: string, response: Response): HttpResponse {
       parsed = text;
     }
   }
-  return { request, status: response.status, headers: response.headers, body: parsed, text };
+  return watchStatus({ request, status: answer.status, headers: response.headers, body: parsed, text }, answer);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -187,6 +191,7 @@ export function randomId(): string {
 /** Throws with the whole exchange when a fixture step does not answer as expected. */
 export function ensure(res: HttpResponse, status: number): HttpResponse {
   if (res.status !== status) throw new Error(`${res.request}: expected ${status}, got ${res.status} ${res.text}`);
+  markAsserted(res);
   return res;
 }
 

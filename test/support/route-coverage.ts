@@ -1,29 +1,54 @@
 /**
  * Which operations the end-to-end suites got answers from, and with which statuses: each test
- * file appends what its client saw to ROUTE_COVERAGE_FILE (set by vitest.config.ts), and
- * test/completeness/ reads it after every other file has run. A route nobody exercised end to end
- * fails the run there, not silently.
+ * file appends what its client saw, and what its tests asserted of it (./asserted-statuses.ts),
+ * to ROUTE_COVERAGE_FILE (set by vitest.config.ts), and test/completeness/ reads it after every
+ * other file has run. A route nobody exercised end to end fails the run there, not silently.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { expect } from 'vitest';
 
-export function recordAnswered(answered: ReadonlyMap<string, ReadonlySet<number>>): void {
+export interface Coverage {
+  /** `GET /{id}` → every status some test file received from it (tolerated and retried ones too). */
+  seen: Map<string, Set<number>>;
+  /** `GET /{id}` → every status some test asserted it answered with. */
+  asserted: Map<string, Set<number>>;
+  /** `GET /{id} 404` → the files that asserted it. */
+  assertedBy: Map<string, Set<string>>;
+}
+
+/** This file's lines: one per operation, the statuses it saw and those its tests asserted. */
+export function recordAnswered(seen: ReadonlyMap<string, ReadonlySet<number>>, asserted: ReadonlyMap<string, ReadonlySet<number>>): void {
   const file = process.env.ROUTE_COVERAGE_FILE;
-  if (!file || answered.size === 0) return;
-  const lines = [...answered].map(([operation, statuses]) => JSON.stringify({ operation, statuses: [...statuses] }));
+  if (!file || seen.size === 0) return;
+  const testPath = expect.getState().testPath;
+  const by = testPath ? relative(process.cwd(), testPath) : undefined;
+  const lines = [...seen].map(([operation, statuses]) =>
+    JSON.stringify({ operation, statuses: [...statuses], asserted: [...(asserted.get(operation) ?? [])], by }),
+  );
   appendFileSync(file, `${lines.join('\n')}\n`);
 }
 
-/** `GET /{id}` → every status some test file saw it answer. */
-export function readAnswered(): Map<string, Set<number>> {
+const add = <K, V>(map: Map<K, Set<V>>, key: K, value: V) => map.set(key, (map.get(key) ?? new Set<V>()).add(value));
+
+/** What every test file of the run recorded. */
+export function readAnswered(): Coverage {
   const file = process.env.ROUTE_COVERAGE_FILE;
-  const answered = new Map<string, Set<number>>();
-  if (!file || !existsSync(file)) return answered;
+  const coverage: Coverage = { seen: new Map(), asserted: new Map(), assertedBy: new Map() };
+  if (!file || !existsSync(file)) return coverage;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line) continue;
-    const { operation, statuses } = JSON.parse(line) as { operation: string; statuses: number[] };
-    const seen = answered.get(operation) ?? new Set<number>();
-    for (const status of statuses) seen.add(status);
-    answered.set(operation, seen);
+    const { operation, statuses, asserted, by } = JSON.parse(line) as {
+      operation: string;
+      statuses: number[];
+      asserted: number[];
+      by?: string;
+    };
+    for (const status of statuses) add(coverage.seen, operation, status);
+    for (const status of asserted) {
+      add(coverage.asserted, operation, status);
+      add(coverage.assertedBy, `${operation} ${status}`, by ?? '?');
+    }
   }
-  return answered;
+  return coverage;
 }

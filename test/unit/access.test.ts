@@ -6,10 +6,12 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type Action, authorize, isUserId, MAX_USER_ID_LENGTH, requestCaller, rolesFor } from '#core/auth';
+import type { Item } from '#core/db/client';
 import { ConditionFailed } from '#core/db/client';
 import { HttpError } from '#core/errors';
-import { aclKeyOfBucket, aclLanes, roleAttribute } from '#core/items/keys';
-import { ACCESS_STEP, authorized, explainAccess, ownerLaneSteps, roleCheck, roleInBucket, roleSteps } from '#core/items/role';
+import { newDocumentId, newFolderId, newId } from '#core/ids';
+import { aclKey, aclKeyOfBucket, aclLanes, documentKey, folderKey, type Key, repositoryKey, roleAttribute } from '#core/items/keys';
+import { ACCESS_STEP, authorized, explainAccess, ownerLaneSteps, roleCheck, roleInBucket, roleReader, roleSteps } from '#core/items/role';
 import type { Role } from '#core/resources';
 
 beforeEach(() => {
@@ -107,6 +109,80 @@ describe('a role as read with an item', () => {
   });
 });
 
+describe('an item read with the caller’s role (roleReader)', () => {
+  const caller = { userId: 'reader-1' };
+  const repository = newId();
+  const other = newId();
+  const keyId = (key: Key) => `${key.PK} ${key.SK}`;
+
+  /** A table in memory holding `items`; `reads` is each batch of keys asked for. */
+  function table(items: [Key, Item][]) {
+    const held = new Map(items.map(([key, item]) => [keyId(key), item]));
+    const reads: Key[][] = [];
+    const read = roleReader(async (keys) => {
+      reads.push(keys);
+      return (key) => held.get(keyId(key));
+    });
+    return { read, reads };
+  }
+  const bucketWith = (role: string) => ({ [roleAttribute(caller.userId)]: role });
+
+  it('whose id names its repository: the item, the role and the extra keys in one read', async () => {
+    const folderId = newFolderId(repository);
+    const extra = documentKey('extra');
+    const { read, reads } = table([
+      [folderKey(folderId), { id: folderId, repositoryId: repository }],
+      [aclKey(repository, caller.userId), bucketWith('editor')],
+      [extra, { id: 'extra' }],
+    ]);
+    const found = await read(caller, folderKey(folderId), folderId, [extra]);
+    expect(reads).toEqual([[folderKey(folderId), aclKey(repository, caller.userId), extra]]);
+    expect(found.item).toEqual({ id: folderId, repositoryId: repository });
+    expect(found.role).toBe('editor');
+    expect(found.lookup(extra)).toEqual({ id: 'extra' });
+  });
+
+  it('of a repository (its own id): the role from its bucket, no extra keys unless asked', async () => {
+    const { read, reads } = table([
+      [repositoryKey(repository), { id: repository }],
+      [aclKey(repository, caller.userId), bucketWith('viewer')],
+    ]);
+    expect((await read(caller, repositoryKey(repository), repository)).role).toBe('viewer');
+    expect(reads).toEqual([[repositoryKey(repository), aclKey(repository, caller.userId)]]);
+  });
+
+  it('that does not exist: no item and no role, from the one read', async () => {
+    const documentId = newDocumentId(repository);
+    const { read, reads } = table([[aclKey(repository, caller.userId), bucketWith('owner')]]);
+    const found = await read(caller, documentKey(documentId), documentId);
+    expect(found).toMatchObject({ item: undefined, role: undefined });
+    expect(reads).toHaveLength(1);
+  });
+
+  it('with a client-chosen id: the role read from the bucket of the repository the item says', async () => {
+    const { read, reads } = table([
+      [documentKey('my-notes'), { id: 'my-notes', repositoryId: repository }],
+      [aclKey(repository, caller.userId), bucketWith('editor')],
+    ]);
+    const found = await read(caller, documentKey('my-notes'), 'my-notes');
+    expect(found.role).toBe('editor');
+    expect(reads).toEqual([[documentKey('my-notes')], [aclKey(repository, caller.userId)]]);
+  });
+
+  it('whose id looks like another repository’s: the role in the repository the item is in, never the guessed one', async () => {
+    // A client-chosen document id of 44 characters that starts like the caller's own repository.
+    const lookalike = newDocumentId(repository);
+    const { read, reads } = table([
+      [documentKey(lookalike), { id: lookalike, repositoryId: other }],
+      [aclKey(repository, caller.userId), bucketWith('owner')],
+    ]);
+    const found = await read(caller, documentKey(lookalike), lookalike);
+    expect(found.item).toEqual({ id: lookalike, repositoryId: other });
+    expect(found.role).toBeUndefined();
+    expect(reads).toEqual([[documentKey(lookalike), aclKey(repository, caller.userId)], [aclKey(other, caller.userId)]]);
+  });
+});
+
 /** The roles a condition of the form `#x IN (:value0, …)` allows. */
 const allowedBy = (condition: { expression?: string; values?: Record<string, unknown> }) =>
   [...(condition.expression ?? '').matchAll(/:value\d+/g)].map((m) => condition.values?.[m[0]]).sort();
@@ -188,7 +264,7 @@ describe('a change of a member’s role', () => {
     expect(added.acl0?.Update?.ExpressionAttributeValues).not.toHaveProperty(':was');
     const removed = roleSteps(caller, 'r1', apart, { was: 'editor' }, 'manage');
     expect(removed.acl0?.Update).toMatchObject({ UpdateExpression: 'REMOVE #member', ConditionExpression: '#member = :was' });
-    expect(removed.acl0?.Update?.ExpressionAttributeValues).toEqual({ ':was': 'editor' });
+    expect(removed.acl0?.Update?.ExpressionAttributeValues).toStrictEqual({ ':was': 'editor' });
   });
 
   it('folds the caller’s check into the step on a lane they share, which hands back the bucket', () => {
@@ -215,5 +291,27 @@ describe('a change of a member’s role', () => {
     expect(shared.ExpressionAttributeValues).toEqual({ ':role': 'viewer', ':value0': 'owner' });
     expect(shared.ReturnValuesOnConditionCheckFailure).toBe('ALL_OLD');
     expect(Object.keys(steps)).toHaveLength(aclLanes(neighbour!).length);
+  });
+
+  it('always folds it into a lane both share, each of them in turn (a random one, so parallel changes spread)', () => {
+    const lanes = aclLanes(caller.userId);
+    // A member whose lanes meet the caller's on several buckets, not all.
+    const member = Array.from({ length: 2000 }, (_, i) => `member-${i}`).find((u) => {
+      const meet = aclLanes(u).filter((b) => lanes.includes(b)).length;
+      return meet >= 3 && meet < lanes.length;
+    })!;
+    const shared = aclLanes(member).filter((b) => lanes.includes(b));
+    const chosen = new Set<number>();
+    for (let trial = 0; trial < 200; trial++) {
+      const steps = roleSteps(caller, 'r1', member, { role: 'editor', was: 'viewer' }, 'manage');
+      // One step per lane of the member's, the access step among them: no separate check.
+      expect(Object.keys(steps)).toHaveLength(aclLanes(member).length);
+      const folded = steps[ACCESS_STEP]!.Update!;
+      expect(folded.ConditionExpression).toBe('#member = :was AND #caller IN (:value0)');
+      const bucket = shared.find((b) => JSON.stringify(aclKeyOfBucket('r1', b)) === JSON.stringify(folded.Key));
+      expect(bucket, 'a bucket both share').toBeDefined();
+      chosen.add(bucket!);
+    }
+    expect([...chosen].sort()).toEqual([...shared].sort());
   });
 });

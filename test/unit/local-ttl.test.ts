@@ -43,7 +43,8 @@ function fakeTable(rows: Row[], options: { pageSize?: number; beforeDelete?: (pk
         const Items = page
           .filter((r) => r.expiresAt?.N !== undefined && Number(r.expiresAt.N) <= at && r[sweepIndex.partitionKey] === undefined)
           .map((r) => ({ PK: r.PK, SK: r.SK, expiresAt: r.expiresAt }));
-        return { Items, ...(last ? { LastEvaluatedKey: last } : {}) };
+        // The SDK's ScanCommandOutput may leave `Items` out: a page without any says nothing of them.
+        return { ...(Items.length > 0 ? { Items } : {}), ...(last ? { LastEvaluatedKey: last } : {}) };
       }
       if (name === 'DeleteItemCommand') {
         const pk = (input.Key as Row).PK!.S!;
@@ -59,6 +60,8 @@ function fakeTable(rows: Row[], options: { pageSize?: number; beforeDelete?: (pk
         return {};
       }
       if (name === 'GetItemCommand') {
+        // Whether the delete happened: read strongly, by the item's whole key.
+        expect(input).toEqual({ TableName: 't', Key: { PK: { S: expect.any(String) }, SK: { S: 'ITEM' } }, ConsistentRead: true });
         const found = items.get((input.Key as Row).PK!.S!);
         return found ? { Item: found } : {};
       }
@@ -124,7 +127,10 @@ describe('the local TTL', () => {
       },
     });
     const deletions = new TtlDeletions(undefined);
-    await runUntil(client, deletions, () => !items.has('B#gone'));
+    const log: string[] = [];
+    await runUntil(client, deletions, () => !items.has('B#gone'), log);
+    // A delete refused by its condition is no failure of the pass: it goes on to the next item.
+    expect(log).toEqual([]);
     expect(items.has('A#rewritten')).toBe(true);
     expect(deletions.isOurs('A#rewritten', 'ITEM', expired)).toBe(false);
     expect(deletions.isOurs('B#gone', 'ITEM', expired)).toBe(true);
@@ -141,12 +147,43 @@ describe('the local TTL', () => {
     expect(log[0]).toBe('ttl: throttled; trying again later');
   });
 
-  it('stops between items: nothing more is deleted once stopped', async () => {
+  it('passes over a table with nothing expired without a word', async () => {
+    const { client, sent } = fakeTable([row('A#later', { expiresAt: { N: String(now() + 3600) } }), row('B#none')]);
+    const log: string[] = [];
+    await runUntil(client, new TtlDeletions(undefined), () => sent.length >= 3, log);
+    expect(sent.map((s) => s.name)).toEqual(sent.map(() => 'ScanCommand'));
+    expect(log).toEqual([]);
+  });
+
+  it('stopped while idle: no pass comes after', async () => {
     const expired = String(now() - 60);
     const { client, sent } = fakeTable([row('A', { expiresAt: { N: expired } })]);
-    const ttl = startLocalTtl({ client, tableName: 't', deletions: new TtlDeletions(undefined), everyMs: 60_000, log: () => {} });
+    const ttl = startLocalTtl({ client, tableName: 't', deletions: new TtlDeletions(undefined), everyMs: 20, log: () => {} });
     await ttl.stop();
+    await new Promise((resolve) => setTimeout(resolve, 80));
     expect(sent).toEqual([]);
+  });
+
+  it('stopped during a pass: the item being deleted is the last, and no pass comes after', async () => {
+    const expired = String(now() - 60);
+    let stopping: Promise<void> | undefined;
+    const { client, items, sent } = fakeTable(
+      [row('A', { expiresAt: { N: expired } }), row('B', { expiresAt: { N: expired } }), row('C', { expiresAt: { N: expired } })],
+      {
+        // The first delete of the pass: stop is asked for while it is under way.
+        beforeDelete: () => {
+          stopping ??= ttl.stop();
+        },
+      },
+    );
+    const ttl = startLocalTtl({ client, tableName: 't', deletions: new TtlDeletions(undefined), everyMs: 5, log: () => {} });
+    while (!stopping) await new Promise((resolve) => setTimeout(resolve, 2));
+    await stopping;
+    const after = sent.length;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect([...items.keys()]).toEqual(['B', 'C']);
+    expect(sent.length).toBe(after);
+    expect(sent.map((s) => s.name)).toEqual(['ScanCommand', 'DeleteItemCommand']);
   });
 });
 
@@ -159,6 +196,10 @@ describe('the deletions it made', () => {
     expect(deletions.isOurs('P', 'other', '100')).toBe(false);
     expect(deletions.isOurs(undefined, 'S', '100')).toBe(false);
     expect(deletions.isOurs('P', undefined, '100')).toBe(false);
+    // A record without keys or without an old expiresAt is never ours, whatever is remembered.
+    expect(deletions.isOurs(undefined, 'S', undefined)).toBe(false);
+    expect(deletions.isOurs('P', undefined, undefined)).toBe(false);
+    expect(deletions.isOurs(undefined, undefined, undefined)).toBe(false);
     await deletions.forget([{ pk: 'P', sk: 'S' }]);
     expect(deletions.isOurs('P', 'S', '100')).toBe(false);
   });
@@ -179,10 +220,19 @@ describe('the deletions it made', () => {
     expect(second.isOurs('GONE', 'ITEM', '5')).toBe(true);
     expect(second.isOurs('BACK', 'ITEM', '5')).toBe(false);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual([{ pk: 'GONE', sk: 'ITEM', expiresAt: '5' }]);
+    // Forgetting what it does not hold leaves the file alone.
+    await writeFile(file, 'untouched');
     await second.forget([{ pk: 'NOT-THERE', sk: 'ITEM' }]);
+    expect(await readFile(file, 'utf8')).toBe('untouched');
     await second.forget([{ pk: 'GONE', sk: 'ITEM' }]);
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual([]);
     await writeFile(file, 'not json');
     await expect(new TtlDeletions(file).load(client, 't')).rejects.toThrow();
+  });
+
+  it('are kept in memory only without a file: loading reads nothing', async () => {
+    const { client, sent } = fakeTable([row('A', { expiresAt: { N: '5' } })]);
+    await new TtlDeletions(undefined).load(client, 't');
+    expect(sent).toEqual([]);
   });
 });

@@ -25,23 +25,35 @@ export type ReadWithRole<T = Item> =
   | { item: undefined; role: undefined; lookup: Lookup }
   | { item: T; role: Role | undefined; lookup: Lookup };
 
+/** Reads items by key at once (db/client.ts getItems: BatchGetItem). */
+export type ReadItems = (keys: Key[]) => Promise<Lookup>;
+
 /**
- * Reads an item with the caller's role in its repository: one BatchGetItem when the id names
- * the repository (folders, service-made document ids, repositories), a second read of the
- * right bucket when it does not (a client-chosen document id). The role counts only when the
- * item really is in that repository.
+ * readWithRole over a way to read items: the store's (getItems), or a table in memory where the
+ * fast tier tests which keys are read and which role counts (test/unit/access.test.ts).
  */
-export async function readWithRole(caller: Caller, key: Key, id: string, extraKeys: Key[] = []): Promise<ReadWithRole> {
-  const guessed = repositoryOf(id);
-  const keys = guessed ? [key, aclKey(guessed, caller.userId), ...extraKeys] : [key, ...extraKeys];
-  const lookup = await getItems(keys);
-  const item = lookup(key);
-  if (!item) return { item, role: undefined, lookup };
-  const repositoryId = (item.repositoryId ?? item.id) as string;
-  if (repositoryId === guessed) return { item, role: roleInBucket(lookup(aclKey(guessed, caller.userId)), caller.userId), lookup };
-  const bucket = (await getItems([aclKey(repositoryId, caller.userId)]))(aclKey(repositoryId, caller.userId));
-  return { item, role: roleInBucket(bucket, caller.userId), lookup };
-}
+export const roleReader =
+  (read: ReadItems) =>
+  /**
+   * Reads an item with the caller's role in its repository: one BatchGetItem when the id names
+   * the repository (folders, service-made document ids, repositories), a second read of the
+   * right bucket when it does not (a client-chosen document id). The role counts only when the
+   * item really is in that repository.
+   */
+  async (caller: Caller, key: Key, id: string, extraKeys: Key[] = []): Promise<ReadWithRole> => {
+    const guessed = repositoryOf(id);
+    const keys = guessed ? [key, aclKey(guessed, caller.userId), ...extraKeys] : [key, ...extraKeys];
+    const lookup = await read(keys);
+    const item = lookup(key);
+    if (!item) return { item, role: undefined, lookup };
+    const repositoryId = (item.repositoryId ?? item.id) as string;
+    if (repositoryId === guessed) return { item, role: roleInBucket(lookup(aclKey(guessed, caller.userId)), caller.userId), lookup };
+    const bucket = (await read([aclKey(repositoryId, caller.userId)]))(aclKey(repositoryId, caller.userId));
+    return { item, role: roleInBucket(bucket, caller.userId), lookup };
+  };
+
+/** An item read with the caller's role in its repository, from the table (roleReader). */
+export const readWithRole = roleReader(getItems);
 
 /**
  * The item read, once the caller's role allows `action` on it: 404 when there is no item or no
@@ -114,25 +126,26 @@ export function roleSteps(
   const sharedLane = shared.length > 0 ? shared[Math.floor(Math.random() * shared.length)] : undefined;
   const callerLane = sharedLane ?? randomAclLane(caller.userId);
   const expression = change.role === undefined ? 'REMOVE #member' : 'SET #member = :role';
+  const memberWas = change.was === undefined ? 'attribute_not_exists(#member)' : '#member = :was';
   const steps: Record<string, TransactItem> = {};
   for (const [lane, bucket] of lanes.entries()) {
     const names: Record<string, string> = { '#member': roleAttribute(userId) };
     const values: Record<string, unknown> = {};
-    const conditions = [change.was === undefined ? 'attribute_not_exists(#member)' : '#member = :was'];
     if (change.was !== undefined) values[':was'] = change.was;
     if (change.role !== undefined) values[':role'] = change.role;
     if (bucket !== callerLane) {
-      steps[`acl${lane}`] = update(aclKeyOfBucket(repositoryId, bucket), expression, names, values, conditions.join(' AND '));
+      steps[`acl${lane}`] = update(aclKeyOfBucket(repositoryId, bucket), expression, names, values, memberWas);
       continue;
     }
+    let condition = memberWas;
     if (userId !== caller.userId) {
       // The caller's own check, folded into the one step on the bucket they share.
       const callerMay = mayDo(caller, action, '#caller');
       Object.assign(names, callerMay.names);
       Object.assign(values, callerMay.values);
-      conditions.push(callerMay.expression);
+      condition = `${memberWas} AND ${callerMay.expression}`;
     }
-    const step = update(aclKeyOfBucket(repositoryId, bucket), expression, names, values, conditions.join(' AND '));
+    const step = update(aclKeyOfBucket(repositoryId, bucket), expression, names, values, condition);
     steps[ACCESS_STEP] = { Update: { ...step.Update, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } };
   }
   if (!(ACCESS_STEP in steps)) steps[ACCESS_STEP] = roleCheck(caller, repositoryId, action, callerLane);
