@@ -28,7 +28,12 @@ async function written(work: () => Promise<unknown>) {
   } finally {
     vi.restoreAllMocks();
   }
-  const parse = (text: string[]) => text.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
+  const parse = (text: string[]) =>
+    text
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, any>);
   return { stdout: parse(out), stderr: parse(err) };
 }
 
