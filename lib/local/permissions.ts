@@ -35,9 +35,23 @@ interface Grant {
 
 const serving = new AsyncLocalStorage<Grant>();
 
-/** Runs `work` as `fn`: its DynamoDB requests are held to `fn`'s grants (read afresh: a few actions). */
+/**
+ * Each function's grant, made once: a function's declaration (its route table entry) does not
+ * change, and a grant is only read. Keyed by the declaration, so one made for a test is its own.
+ */
+const grants = new WeakMap<DeclaredFunction, Grant>();
+function grantOf(fn: DeclaredFunction): Grant {
+  let grant = grants.get(fn);
+  if (!grant) {
+    grant = Object.freeze({ name: fn.name, actions: new Set(dynamodbActionsOf(fn)), search: fn.search === true });
+    grants.set(fn, grant);
+  }
+  return grant;
+}
+
+/** Runs `work` as `fn`: its DynamoDB requests are held to `fn`'s grants. */
 export function runAsFunction<T>(fn: DeclaredFunction, work: () => T): T {
-  return serving.run({ name: fn.name, actions: new Set(dynamodbActionsOf(fn)), search: fn.search === true }, work);
+  return serving.run(grantOf(fn), work);
 }
 
 /** The function being served, if any (the other local services hold it to its grants). */
