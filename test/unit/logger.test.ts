@@ -131,4 +131,22 @@ describe('logger', () => {
     expect(stderr[0]!.error.stack).toContain('TypeError: broken');
     expect(stderr[0]).not.toHaveProperty('empty'); // Powertools leaves out a line's empty keys
   });
+
+  it('reads its level when it first writes, not when it is imported (the local runtime sets LOG_LEVEL after importing it)', async () => {
+    const level = process.env.LOG_LEVEL;
+    try {
+      delete process.env.LOG_LEVEL;
+      vi.resetModules();
+      const fresh = (await import('#core/logger')).logger;
+      process.env.LOG_LEVEL = 'WARN'; // as lib/local/service.ts does, once its handlers' modules are loaded
+      const { stdout, stderr } = await written(async () => {
+        fresh.info('dropped');
+        fresh.warn('kept');
+      });
+      expect(stdout).toEqual([]);
+      expect(stderr.map((line) => line.message)).toEqual(['kept']);
+    } finally {
+      process.env.LOG_LEVEL = level;
+    }
+  });
 });
