@@ -36,16 +36,17 @@ interface Grant {
 const serving = new AsyncLocalStorage<Grant>();
 
 /**
- * Each function's grant, made once: a function's declaration (its route table entry) does not
- * change, and a grant is only read. Keyed by the declaration, so one made for a test is its own.
+ * Each function's grant, made once per declaration of its actions rather than per invocation: the
+ * Set is made again only when the declaration's `dynamodb` list is another (tests plant a missing
+ * action by replacing it) or its search grant changed.
  */
-const grants = new WeakMap<DeclaredFunction, Grant>();
+const grants = new WeakMap<DeclaredFunction, { from: DeclaredFunction['dynamodb']; grant: Grant }>();
 function grantOf(fn: DeclaredFunction): Grant {
-  let grant = grants.get(fn);
-  if (!grant) {
-    grant = Object.freeze({ name: fn.name, actions: new Set(dynamodbActionsOf(fn)), search: fn.search === true });
-    grants.set(fn, grant);
-  }
+  const made = grants.get(fn);
+  const search = fn.search === true;
+  if (made && made.from === fn.dynamodb && made.grant.search === search) return made.grant;
+  const grant = Object.freeze({ name: fn.name, actions: new Set(dynamodbActionsOf(fn)), search });
+  grants.set(fn, { from: fn.dynamodb, grant });
   return grant;
 }
 
