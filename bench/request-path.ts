@@ -7,9 +7,15 @@
  *   `process.cpuUsage()` per call (DynamoDB Local's CPU is Java's, not counted);
  * - **throughput**: the local service (`npm start`'s, JWT check in its gateway included) against a
  *   bare node:http server that sends that BatchGetItem and answers its items, autocannon at
- *   REQUEST_PATH_CONNECTIONS (default 32) for REQUEST_PATH_SECONDS each (default 3);
+ *   REQUEST_PATH_CONNECTIONS (default 32) for REQUEST_PATH_SECONDS each (default 3); and the CPU
+ *   this process spent per answer either way (both sides run here, with autocannon);
  * - a **CPU profile** of the handler's loop (node:inspector), its self time by module, written to
- *   REQUEST_PATH_PROFILE when set (a .cpuprofile for Chrome's DevTools).
+ *   REQUEST_PATH_PROFILE when set (a .cpuprofile for Chrome's DevTools); with
+ *   REQUEST_PATH_SERVICE_PROFILE, one more service round profiled (gateway, invocation, handler), written there.
+ *
+ * The handler's loop runs at LOG_LEVEL=INFO, as deployed (its access line is part of its cost); the
+ * local service at `npm start`'s level (WARN, lib/local/service.ts) unless LOG_LEVEL says otherwise.
+ * REQUEST_PATH_ONLY=cpu or =throughput runs one half.
  *
  * Not part of `npm run bench` (its figures are not in results.json): a look at one endpoint's path.
  */
@@ -31,6 +37,7 @@ const ROUNDS = Number(process.env.REQUEST_PATH_ROUNDS ?? 5);
 const CALLS = Number(process.env.REQUEST_PATH_CALLS ?? 400);
 const SECONDS = Number(process.env.REQUEST_PATH_SECONDS ?? 3);
 const CONNECTIONS = Number(process.env.REQUEST_PATH_CONNECTIONS ?? 32);
+const ONLY = process.env.REQUEST_PATH_ONLY;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
 /** The event API Gateway's HTTP API sends for GET /document/{id} after its JWT authorizer. */
@@ -94,6 +101,19 @@ function selfTimeByModule(
   return [...byPlace].sort((a, b) => b[1] - a[1]).slice(0, top);
 }
 
+/** A CPU profile of this process while `work` runs (node:inspector, sampled every 100 µs). */
+async function profiled(work: () => Promise<unknown>) {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  await work();
+  const { profile } = await session.post('Profiler.stop');
+  session.disconnect();
+  return profile;
+}
+
 /** The warm CPU per call and the profile, in a process with nothing else running (the `cpu` argument). */
 async function cpuChild() {
   const { id, sub, repositoryId } = JSON.parse(process.env.REQUEST_PATH_TARGET!) as { id: string; sub: string; repositoryId: string };
@@ -130,14 +150,7 @@ async function cpuChild() {
       `bare SDK ${round(b, 0)} µs: handler ${round(h / b)}×, store call ${round(s / b)}× the bare SDK call`,
   );
 
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 100 });
-  await session.post('Profiler.start');
-  await cpuPerCall(handlerCall, CALLS * 2);
-  const { profile } = await session.post('Profiler.stop');
-  session.disconnect();
+  const profile = await profiled(() => cpuPerCall(handlerCall, CALLS * 2));
   if (process.env.REQUEST_PATH_PROFILE) await writeFile(process.env.REQUEST_PATH_PROFILE, JSON.stringify(profile));
   log(`self time of ${CALLS * 2} handler calls, by module (ms):`);
   for (const [place, ms] of selfTimeByModule(profile as never)) log(`  ${place.padEnd(60)} ${ms.toFixed(1)}`);
@@ -148,7 +161,6 @@ async function cpuChild() {
 async function main() {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   process.env.TTL_INTERVAL_MS ??= String(60 * 60_000);
-  process.env.LOG_LEVEL ??= 'INFO';
   const dynamodb = await startDynamoDbLocal({});
   const dataDir = await mkdtemp(join(tmpdir(), 'request-path-'));
   const tableName = 'request-path';
@@ -191,36 +203,60 @@ async function main() {
 
     // CPU in a child process of its own: the local service's background work (stream feeder, worker) stays out.
     // Not spawnSync: DynamoDB Local's proxy (conflict mode, commit barrier) runs in this process.
-    const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'cpu'], {
-      env: {
-        ...process.env,
-        TABLE_NAME: tableName,
-        DYNAMODB_ENDPOINT: dynamodb.endpoint,
-        AWS_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: 'local',
-        AWS_SECRET_ACCESS_KEY: 'local',
-        REQUEST_PATH_TARGET: JSON.stringify({ id: document.id, sub: caller.userId, repositoryId: repository.id }),
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const [status] = await once(child, 'exit');
-    if (status !== 0) throw new Error(`the CPU child failed (${status})`);
+    if (ONLY !== 'throughput') {
+      const child = spawn(process.execPath, ['--import', 'tsx', import.meta.filename, 'cpu'], {
+        env: {
+          ...process.env,
+          LOG_LEVEL: 'INFO',
+          TABLE_NAME: tableName,
+          DYNAMODB_ENDPOINT: dynamodb.endpoint,
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: 'local',
+          AWS_SECRET_ACCESS_KEY: 'local',
+          REQUEST_PATH_TARGET: JSON.stringify({ id: document.id, sub: caller.userId, repositoryId: repository.id }),
+        },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      const [status] = await once(child, 'exit');
+      if (status !== 0) throw new Error(`the CPU child failed (${status})`);
+    }
+    if (ONLY === 'cpu') return;
 
-    const throughput = { service: [] as number[], floor: [] as number[], ratio: [] as number[] };
+    // Requests per second, and this process's CPU per answer (service or floor, with autocannon's share alike): on a
+    // loaded machine the CPU per answer holds better than the rate.
+    const run = async (url: string) => {
+      const before = process.cpuUsage();
+      const { latency } = await hammer({ url, token }, () => request, 200, CONNECTIONS, SECONDS);
+      const used = process.cpuUsage(before);
+      return { rps: latency.rps, cpu: (used.user + used.system) / Math.max(1, latency.requests) };
+    };
+    const throughput = { service: [] as number[], floor: [] as number[], ratio: [] as number[], cpuRatio: [] as number[] };
+    const cpu = { service: [] as number[], floor: [] as number[] };
     await hammer({ url: service.url, token }, () => request, 200, CONNECTIONS, 1);
     await hammer({ url: floorUrl, token }, () => request, 200, CONNECTIONS, 1);
     for (let round = 0; round < ROUNDS; round++) {
-      const s = (await hammer({ url: service.url, token }, () => request, 200, CONNECTIONS, SECONDS)).latency.rps;
-      const f = (await hammer({ url: floorUrl, token }, () => request, 200, CONNECTIONS, SECONDS)).latency.rps;
-      throughput.service.push(s);
-      throughput.floor.push(f);
-      throughput.ratio.push(s / f);
+      const s = await run(service.url);
+      const f = await run(floorUrl);
+      throughput.service.push(s.rps);
+      throughput.floor.push(f.rps);
+      throughput.ratio.push(s.rps / f.rps);
+      cpu.service.push(s.cpu);
+      cpu.floor.push(f.cpu);
+      throughput.cpuRatio.push(f.cpu / s.cpu);
     }
     log(
       `GET /document/{id} at ${CONNECTIONS} connections: service ${round(median(throughput.service), 0)} req/s, ` +
         `floor ${round(median(throughput.floor), 0)} req/s; ratio per round ${throughput.ratio.map((r) => round(r)).join(', ')}, ` +
-        `median ${round(median(throughput.ratio))}×`,
+        `median ${round(median(throughput.ratio))}×\n` +
+        `CPU of this process per answer: service ${round(median(cpu.service), 0)} µs, floor ${round(median(cpu.floor), 0)} µs; ` +
+        `floor/service per round ${throughput.cpuRatio.map((r) => round(r)).join(', ')}, median ${round(median(throughput.cpuRatio))}×`,
     );
+    if (process.env.REQUEST_PATH_SERVICE_PROFILE) {
+      const profile = await profiled(() => hammer({ url: service.url, token }, () => request, 200, CONNECTIONS, SECONDS));
+      await writeFile(process.env.REQUEST_PATH_SERVICE_PROFILE, JSON.stringify(profile));
+      log(`self time of the service process during one round of ${SECONDS} s, by module (ms; autocannon's own share included):`);
+      for (const [place, ms] of selfTimeByModule(profile as never)) log(`  ${place.padEnd(60)} ${ms.toFixed(1)}`);
+    }
     bare.destroy();
   } finally {
     floor.close();

@@ -35,9 +35,24 @@ interface Grant {
 
 const serving = new AsyncLocalStorage<Grant>();
 
-/** Runs `work` as `fn`: its DynamoDB requests are held to `fn`'s grants (read afresh: a few actions). */
+/**
+ * Each function's grant, made once per declaration of its actions rather than per invocation: the
+ * Set is made again only when the declaration's `dynamodb` list is another (tests plant a missing
+ * action by replacing it) or its search grant changed.
+ */
+const grants = new WeakMap<DeclaredFunction, { from: DeclaredFunction['dynamodb']; grant: Grant }>();
+function grantOf(fn: DeclaredFunction): Grant {
+  const made = grants.get(fn);
+  const search = fn.search === true;
+  if (made && made.from === fn.dynamodb && made.grant.search === search) return made.grant;
+  const grant = Object.freeze({ name: fn.name, actions: new Set(dynamodbActionsOf(fn)), search });
+  grants.set(fn, { from: fn.dynamodb, grant });
+  return grant;
+}
+
+/** Runs `work` as `fn`: its DynamoDB requests are held to `fn`'s grants. */
 export function runAsFunction<T>(fn: DeclaredFunction, work: () => T): T {
-  return serving.run({ name: fn.name, actions: new Set(dynamodbActionsOf(fn)), search: fn.search === true }, work);
+  return serving.run(grantOf(fn), work);
 }
 
 /** The function being served, if any (the other local services hold it to its grants). */

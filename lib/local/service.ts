@@ -177,7 +177,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     ).trim();
     // The namespace the stack gives the functions' metrics (the stack name, lib/stack/config.ts).
     process.env.POWERTOOLS_METRICS_NAMESPACE ||= 'DocumentsService';
-    // Handlers log JSON through Powertools; locally the access line is the one line per request.
+    // Handlers log JSON lines (functions/core/logger.ts, which reads this at its first line); locally the access line is the one line per request.
     process.env.LOG_LEVEL ||= 'WARN';
     // On AWS a route's `files` sit beside its bundle; here they are read where they are.
     process.env.DOCS_ASSETS_DIR ||= docsAssetsDir();

@@ -4,18 +4,17 @@
  * logging, metrics and traces (./observability.ts), size and media-type checks, JSON parsing, validation, `If-Match`, the success
  * status and its headers, problem+json errors — is here.
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context, APIGatewayProxyEventV2WithJWTAuthorizer as Event, APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
 import type * as z from 'zod/mini';
 import { requestCaller } from '../auth';
-import { currentMetrics, measured } from '../db/metrics';
+import { currentMetrics, measured, type StoreMetrics } from '../db/metrics';
 import { HttpError, problemResponse, toHttpError } from '../errors';
 import { logger } from '../logger';
 import { type Precondition, parseIfMatch } from '../preconditions';
 import type { Caller, ResourceName, ResourceOf } from '../resources';
-import { correlationKeys, observed } from './observability';
+import { observed } from './observability';
 import type { ContentSuccess, JsonSuccess, Operation } from './operation';
 import { requestGuards } from './request-guards';
 import { validateInput } from './validation';
@@ -115,20 +114,21 @@ const problemErrors = (): MiddlewareObj<Event, Result> => ({
  * capacity. A public route logs its route key instead of its path: a share link's path holds
  * its token, which no log may record (docs/api.md: Share links).
  */
-const accessLog = (publicRoute: boolean): MiddlewareObj<Event, Result> => {
-  // Keyed by event: the local runtime runs concurrent requests through one handler instance.
-  const started = new WeakMap<Event, number>();
-  const log = ({ event, response }: { event: Event; response: Result | undefined | null }) => {
-    logger.info('request', {
-      method: event.requestContext.http.method,
-      path: publicRoute ? event.requestContext.routeKey : event.rawPath,
-      status: response?.statusCode,
-      durationMs: Math.round(performance.now() - (started.get(event) ?? performance.now())),
-      dynamodb: currentMetrics(),
-    });
-  };
-  return { before: ({ event }) => void started.set(event, performance.now()), after: log, onError: log };
-};
+function logRequest(
+  event: Event,
+  publicRoute: boolean,
+  status: number | undefined,
+  started: number,
+  dynamodb: StoreMetrics | undefined,
+): void {
+  logger.info('request', {
+    method: event.requestContext.http.method,
+    path: publicRoute ? event.requestContext.routeKey : event.rawPath,
+    status,
+    durationMs: Math.round(performance.now() - started),
+    dynamodb,
+  });
+}
 
 /**
  * requestGuards already checked the media type, case-insensitively as RFC 9110 wants; the
@@ -148,10 +148,8 @@ export function endpoint<O extends JsonOperation>(
   run: (request: EndpointRequest<O>) => Promise<SuccessBody<O> | Created<SuccessBody<O>> | Accepted<unknown>>,
   middlewares: MiddlewareObj[] = [],
 ) {
+  const publicRoute = operation.access === 'public';
   const stack = middy<Event, Result>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(correlationKeys())
-    .use(accessLog(operation.access === 'public'))
     .use(problemErrors())
     .use(
       requestGuards({
@@ -190,7 +188,21 @@ export function endpoint<O extends JsonOperation>(
     return successResult(operation.success, body, event.pathParameters ?? {});
   }
   // Outside middy, so the access log sees every DynamoDB request the invocation made, and the
-  // metrics and the trace span the whole invocation (./observability.ts).
+  // log keys, the metrics and the trace span the whole invocation (./observability.ts).
   return (event: Event, context: Context): Promise<Result> =>
-    observed(event, async () => (await measured(() => handler(event, context))).result);
+    observed(event, context, async () => {
+      const started = performance.now();
+      let dynamodb: StoreMetrics | undefined; // the invocation's, filled as it goes: there even if it throws
+      try {
+        const { result } = await measured(() => {
+          dynamodb = currentMetrics();
+          return handler(event, context);
+        });
+        logRequest(event, publicRoute, result.statusCode, started, dynamodb);
+        return result;
+      } catch (error) {
+        logRequest(event, publicRoute, undefined, started, dynamodb);
+        throw error;
+      }
+    });
 }

@@ -12,6 +12,9 @@
  * - stored answers are brotli-compressed: a document's body may pass DynamoDB's 400 KB item
  *   limit as JSON, never compressed;
  * - records expire through the table's TTL attribute.
+ *
+ * A request without a key never reaches Powertools (its key expression would find none and let
+ * it through, after evaluating its JMESPath on every write): `takesKey` decides that first.
  */
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
@@ -33,6 +36,9 @@ const keyFormat = (): MiddlewareObj<APIGatewayProxyEventV2> => ({
     if (key !== undefined && !KEY_FORMAT.test(key)) throw invalidField('Idempotency-Key', 'must be 1 to 255 printable ASCII characters');
   },
 });
+
+/** What Powertools' key expression selects: a request other than a GET with an Idempotency-Key. */
+const takesKey = (event: APIGatewayProxyEventV2) => event.requestContext?.http?.method !== 'GET' && !!event.headers?.['idempotency-key'];
 
 /** The middlewares a write endpoint runs, before its body is parsed (the request as sent is what is compared). */
 export function idempotency(): MiddlewareObj<APIGatewayProxyEventV2>[] {
@@ -66,6 +72,7 @@ export function idempotency(): MiddlewareObj<APIGatewayProxyEventV2>[] {
     keyFormat(),
     {
       before: async (request) => {
+        if (!takesKey(request.event)) return undefined;
         // The request as sent: the JSON parser after this replaces the event's body with the
         // parsed value, and Powertools hashes its event again when it stores the answer.
         let answer: unknown;
@@ -81,6 +88,7 @@ export function idempotency(): MiddlewareObj<APIGatewayProxyEventV2>[] {
         return answer;
       },
       after: async (request) => {
+        if (!takesKey(request.event)) return;
         try {
           await middleware().after?.(request);
         } catch (error) {

@@ -8,8 +8,7 @@
  *   on a function instance's first request, by `service` alone (the route key as metadata);
  * - its **trace** (../tracing.ts), where the stack turns tracing on.
  */
-import type { MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEventV2WithJWTAuthorizer as Event, APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
+import type { Context, APIGatewayProxyEventV2WithJWTAuthorizer as Event, APIGatewayProxyStructuredResultV2 as Result } from 'aws-lambda';
 import { logger } from '../logger';
 import { recordMetric, type ServiceMetric, withMetrics } from '../metrics';
 import { traced } from '../tracing';
@@ -29,14 +28,6 @@ export function correlationOf(event: Event): Correlation {
   };
 }
 
-/** The correlation keys on every log line of the request (reset after it by injectLambdaContext's `resetKeys`). */
-export const correlationKeys = (): MiddlewareObj<Event, Result> => ({
-  before: ({ event }) => {
-    const { correlation_id, caller, route } = correlationOf(event);
-    logger.appendKeys({ correlation_id, caller, route });
-  },
-});
-
 /**
  * Business events a route's success is (by route key). Only what the change feed cannot count:
  * a repository's creation is in no feed (its feed starts empty); folders, documents, trash and
@@ -46,25 +37,30 @@ export const routeEvents: Readonly<Record<string, ServiceMetric>> = { 'POST /': 
 
 const statusMetric = (status: number) => (status >= 500 ? 'answered5xx' : status >= 400 ? 'answered4xx' : 'answered2xx');
 
-/** Runs the whole invocation (`answer`) measured and, with tracing on, traced. */
-export function observed(event: Event, answer: () => Promise<Result>): Promise<Result> {
+/**
+ * Runs the whole invocation (`answer`) measured, with the correlation keys and the Lambda context
+ * on each of its log lines and, with tracing on, traced.
+ */
+export function observed(event: Event, context: Context, answer: () => Promise<Result>): Promise<Result> {
   const correlation = correlationOf(event);
-  return withMetrics(correlation.route, { correlation_id: correlation.correlation_id, caller: correlation.caller }, () =>
-    traced({ ...correlation }, async () => {
-      const started = performance.now();
-      try {
-        const result = await answer();
-        const status = result.statusCode ?? 200;
-        recordMetric(statusMetric(status));
-        const event = correlation.route && routeEvents[correlation.route];
-        if (event && status >= 200 && status < 300) recordMetric(event);
-        return result;
-      } catch (error) {
-        recordMetric('answered5xx'); // Lambda reports it as an error; API Gateway answers 500
-        throw error;
-      } finally {
-        recordMetric('handlerDuration', performance.now() - started);
-      }
-    }),
-  );
+  const work = () =>
+    withMetrics(correlation.route, { correlation_id: correlation.correlation_id, caller: correlation.caller }, () =>
+      traced({ ...correlation }, async () => {
+        const started = performance.now();
+        try {
+          const result = await answer();
+          const status = result.statusCode ?? 200;
+          recordMetric(statusMetric(status));
+          const event = correlation.route && routeEvents[correlation.route];
+          if (event && status >= 200 && status < 300) recordMetric(event);
+          return result;
+        } catch (error) {
+          recordMetric('answered5xx'); // Lambda reports it as an error; API Gateway answers 500
+          throw error;
+        } finally {
+          recordMetric('handlerDuration', performance.now() - started);
+        }
+      }),
+    );
+  return logger.withInvocation(context, { ...correlation }, work);
 }
