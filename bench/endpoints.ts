@@ -110,22 +110,23 @@ export const endpoints: Endpoint[] = [
   { name: 'GET /document/{id}/path', minimum: least(3, ['document', 'role', 'folder', 'folder']) },
   {
     name: 'POST /document',
-    // Its text is in the document item: no content item.
-    minimum: least(1, [], ['folder', 'role', 'document', 'revision', 'entry', 'entry', 'change']),
+    // Its text is in the document item: no content item; the document item is its current revision: no revision item.
+    minimum: least(1, [], ['folder', 'role', 'document', 'entry', 'entry', 'usage', 'change']),
     request: (s) => ({ body: newDocument(s.folder, s.unique) }),
     store: (f, { n }) => createDocument(f.caller, newDocument(f.writeFolderId, `${n}-${process.hrtime.bigint()}`)),
   },
   {
     name: 'PUT /document',
-    // The new text in the document item; the text it replaces into the content item of the version that set it.
-    minimum: change(['document', 'revision', 'content', 'folder', 'role', 'entry', 'change']),
+    // The new text in the document item; the text it replaces into the content item of the version that set it, and
+    // that version's revision.
+    minimum: change(['document', 'revision', 'content', 'folder', 'role', 'entry', 'usage', 'change']),
     targets: { kind: 'document', pool: 500 },
     request: (s) => ({ body: { id: s.document, content: oneKb('y') } }),
     store: (f, { target }) => updateDocument(f.caller, { id: target, content: oneKb('y') }, {}),
   },
   {
     name: 'PUT /document (rename)',
-    minimum: change(['document', 'revision', 'folder', 'role', 'entry', 'entry', 'entry', 'change']),
+    minimum: change(['document', 'revision', 'folder', 'role', 'entry', 'entry', 'entry', 'usage', 'change']),
     targets: { kind: 'document' },
     request: (s) => ({ body: { id: s.document, name: `renamed-${s.unique}.txt` } }),
   },

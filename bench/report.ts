@@ -16,6 +16,22 @@ import { f, kb, n, tableOf, usd } from './markdown';
 import { type CapacityRow, EMPTY, FLOOR_PREFIX, type HashingResult, PROFILED, type Results } from './results';
 
 const bold = (text: string | number) => `**${text}**`;
+
+/**
+ * Issue 35's writes, as this report measured them on 2026-11-27 before the change (layout 4,
+ * 8 role lanes): AWS write units, for the before → now table of §2.
+ */
+const WRITES_BEFORE: Record<string, number> = { 'POST /': 28, 'POST /document': 24, 'PUT /document': 22, 'PUT /{id}/members/{userId}': 28 };
+const writesBeforeAndNow = (rows: CapacityRow[]) =>
+  tableOf(
+    rows.filter((row) => row.endpoint in WRITES_BEFORE),
+    {
+      Endpoint: (row) => row.endpoint,
+      'WRU before': (row) => WRITES_BEFORE[row.endpoint]!,
+      'WRU now': (row) => bold(row.aws.write),
+      change: (row) => `${f((100 * (row.aws.write - WRITES_BEFORE[row.endpoint]!)) / WRITES_BEFORE[row.endpoint]!, 0)}%`,
+    },
+  );
 const capacityTable = (rows: CapacityRow[]) =>
   tableOf(rows, {
     Endpoint: (r) => r.endpoint,
@@ -65,6 +81,12 @@ larger image of each transaction item, a ConditionCheck billed as such a write.�
 cannot do without (\`bench/endpoints.ts\`). **Local**: what DynamoDB Local 3.3 reports; it under-counts transactions.
 
 ${capacityTable(r.capacity)}
+
+**Writes without duplicates** (issue 35: −30% on POST /, POST /document and PUT /document with new text): before, as
+measured on 2026-11-27 (8 role lanes, a revision item written by each version); now, the table above. What each of
+these writes puts and checks, and why PUT /document stays at 20: [docs/data-model.md](../docs/data-model.md#where-content-lives).
+
+${writesBeforeAndNow(r.capacity)}
 
 ¹ Measured against DynamoDB (AWS's pages do not say): https://martinhicks.dev/articles/what-a-conditional-dynamodb-transaction-costs.
 Why changes take two round trips: [docs/data-model.md](../docs/data-model.md#writes-one-transaction-conditions-decide).`,

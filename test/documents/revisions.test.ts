@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { contentKey, revisionKey } from '#core/items/keys';
+import { contentKey, documentKey, revisionKey } from '#core/items/keys';
 import { routes } from '#functions/routes';
 import { rawItem } from '#test/support/dynamodb';
 import { useServiceWithRoles } from '#test/support/fixture';
@@ -200,7 +200,9 @@ describe('a document in the trash', () => {
     expectProblem(await list(ctx.owner.api, document.id), 404);
     expectProblem(await read(ctx.owner.api, document.id, 1), 404);
     expectProblem(await restore(ctx.owner.api, document.id, 1), 404);
-    for (const version of [1, 2, 5]) expect(await rawItem(revisionKey(document.id, version))).toMatchObject({ version });
+    // The older versions' revision items; the current one's is the document item.
+    for (const version of [1, 2, 4]) expect(await rawItem(revisionKey(document.id, version))).toMatchObject({ version });
+    expect(await rawItem(documentKey(document.id))).toMatchObject({ version: 5 });
     expect(await rawItem(contentKey(document.id, 2))).toMatchObject({ content: 'two' });
     // Restoring it from the trash brings them back (once the trash has that endpoint).
     if (routes.some((route) => route.path === '/{id}/trash/{itemId}/restore')) {

@@ -10,9 +10,10 @@ import { itemSize, transactionalWriteUnits } from '#core/db/item-size';
 import { measured, type StoreMetrics } from '#core/db/metrics';
 import { createDocument, getDocument, updateDocument } from '#core/items/document';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
-import type { Key } from '#core/items/keys';
+import { type Key, usageKey } from '#core/items/keys';
 import { createRepository, getRepository, listRepositories } from '#core/items/repository';
 import { trashDocument } from '#core/use-cases/trash';
+import { rawItem } from '#test/support/dynamodb';
 import { useTable } from '#test/support/fixture';
 
 const table: Record<string, StoreMetrics> = {};
@@ -144,9 +145,37 @@ describe('consumed capacity of a rename of a 256 KiB inline document', () => {
   });
 });
 
+describe('write units of POST /, as AWS bills them', () => {
+  // Before (bench/results.md, 2026-11-27): 28, with 8 role lanes and a usage item of 0 bytes.
+  it('writes the repository, its root folder, the owner in each of their 4 lanes, member, membership and profile: 18', async () => {
+    const caller = { userId: 'capacity-repository' };
+    const written: Item[] = [];
+    let id = '';
+    const units = await billedWriteUnits(async () => {
+      id = (await createRepository(caller, { name: 'Units', description: '' })).id;
+    }, written);
+    expect(written.map((item) => String(item.SK).replace(/#.*/, '#'))).toEqual([
+      'REPO',
+      'FOLDER',
+      'ACL',
+      'ACL',
+      'ACL',
+      'ACL',
+      'M#',
+      'REPO#',
+      'PROFILE',
+    ]);
+    expect(units).toBe(18);
+    // No usage item until a version is written: that write makes it with its size.
+    expect(await rawItem(usageKey(id))).toBeUndefined();
+    await createDocument(caller, { folderId: id, name: 'a.txt', content: 'abc', contentType: 'text/plain' });
+    expect(await rawItem(usageKey(id))).toMatchObject({ bytes: 3 });
+  });
+});
+
 describe('write units of the document writes, as AWS bills them (a 1 KB document)', () => {
-  // Before the text moved into the document item (bench/results.md, 2026-11-27): 24, 22 and 18.
-  it('writes each text once: POST /document 18, PUT /document (content) 20, a rename 20', async () => {
+  // Before the text moved into the document item (bench/results.md, 2026-11-27): 24, 22 and 18; then 18, 20, 20.
+  it('writes each text and each revision once: POST /document 16, PUT /document (content) 20, a rename 20', async () => {
     const caller = { userId: 'capacity-writes' };
     const repository = await createRepository(caller, { name: 'Writes', description: '' });
     const [first, second] = ['a'.repeat(1024), 'b'.repeat(1024)];
@@ -169,6 +198,11 @@ describe('write units of the document writes, as AWS bills them (a 1 KB document
     expect(holding(changed, second)).toEqual(['DOC']);
     expect(holding(changed, first)).toEqual(['CONTENT#0000000001']);
     expect(holding(renamed, second)).toEqual(['DOC']);
-    expect([create, change, rename]).toEqual([18, 20, 20]);
+    // A new document writes no revision item (the document item is its current revision); each
+    // later version writes the revision of the one it replaces.
+    expect(created.map((item) => item.SK)).not.toContainEqual(expect.stringMatching(/^REV#/));
+    expect(changed.map((item) => item.SK)).toContain('REV#0000000001');
+    expect(renamed.map((item) => item.SK)).toContain('REV#0000000002');
+    expect([create, change, rename]).toEqual([16, 20, 20]);
   });
 });

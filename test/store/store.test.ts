@@ -136,15 +136,15 @@ describe('folders and documents', () => {
     const entry = await rawItem(entryKey('documents', repository.rootFolderId, 'notes.md'));
     expect(entry).toMatchObject({ id: document.id, version: 1 });
     expect(entry).not.toHaveProperty('content');
-    // The revision is small and points at the content of its version: the document item's, while current.
-    expect(await rawItem(revisionKey(document.id, 1))).toMatchObject({ version: 1, contentVersion: 1, name: 'Notes.md' });
-    expect(await rawItem(revisionKey(document.id, 1))).not.toHaveProperty('content');
+    // The current version's revision is the document item itself: no revision item yet.
+    expect(await rawItem(revisionKey(document.id, 1))).toBeUndefined();
     expect(await rawItem(contentKey(document.id, 1))).toBeUndefined();
 
-    // A rename's revision points at the content it shares: no copy.
+    // A rename writes the revision of the version it replaces, small, pointing at the content it shares: no copy.
     await updateDocument(owner, { id: document.id, name: 'Renamed.md' }, {});
-    expect(await rawItem(revisionKey(document.id, 2))).toMatchObject({ version: 2, name: 'Renamed.md', contentVersion: 1 });
-    expect(await rawItem(revisionKey(document.id, 2))).not.toHaveProperty('content');
+    expect(await rawItem(revisionKey(document.id, 1))).toMatchObject({ version: 1, contentVersion: 1, name: 'Notes.md' });
+    expect(await rawItem(revisionKey(document.id, 1))).not.toHaveProperty('content');
+    expect(await rawItem(revisionKey(document.id, 2))).toBeUndefined();
     expect(await rawItem(contentKey(document.id, 1))).toBeUndefined();
     expect(await rawItem(contentKey(document.id, 2))).toBeUndefined();
 
@@ -153,6 +153,7 @@ describe('folders and documents', () => {
     expect(await rawItem(documentKey(document.id))).toMatchObject({ content: 'wörld', contentVersion: 3 });
     expect(await rawItem(contentKey(document.id, 1))).toEqual({ ...contentKey(document.id, 1), content: 'héllo' });
     expect(await rawItem(contentKey(document.id, 3))).toBeUndefined();
+    expect(await rawItem(revisionKey(document.id, 2))).toMatchObject({ version: 2, name: 'Renamed.md', contentVersion: 1 });
 
     await trashDocument(owner, document.id, {});
     expect(await rawItem(documentKey(document.id))).toMatchObject({ trash: { root: document.id } });

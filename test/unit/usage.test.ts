@@ -11,7 +11,6 @@ import {
   fitsQuota,
   keptBytesAre,
   keptBytesOf,
-  newUsageStep,
   quotaExceeded,
   quotaReached,
   releaseUsageStep,
@@ -28,10 +27,13 @@ afterEach(() => {
   delete process.env.QUOTA_BYTES;
 });
 
-/** What DynamoDB would decide for `#bytes <= :room` on an item holding `bytes`. */
-const allows = (step: ReturnType<typeof addUsageStep>, bytes: number) => {
-  expect(step.Update?.ConditionExpression).toBe('#bytes <= :room');
-  return bytes <= (step.Update?.ExpressionAttributeValues?.[':room'] as number);
+/** What DynamoDB would decide for the step's condition on an item holding `bytes` (undefined: no usage item yet). */
+const allows = (step: ReturnType<typeof addUsageStep>, bytes: number | undefined) => {
+  const room = step.Update?.ExpressionAttributeValues?.[':room'] as number;
+  const condition = step.Update?.ConditionExpression;
+  expect(condition).toBe(room < 0 ? '#bytes <= :room' : 'attribute_not_exists(#bytes) OR #bytes <= :room');
+  if (bytes === undefined) return condition!.startsWith('attribute_not_exists(#bytes)');
+  return bytes <= room;
 };
 
 describe('the quota', () => {
@@ -78,10 +80,10 @@ describe('the quota', () => {
     });
   });
 
-  it('starts a repository at nothing, once', () => {
-    expect(newUsageStep('r1')).toEqual({
-      Put: { TableName: 'documents-unit', Item: { ...usageKey('r1'), bytes: 0 }, ConditionExpression: 'attribute_not_exists(PK)' },
-    });
+  it('makes the usage item with the first bytes added (none: 0 bytes), unless they alone are past the quota', () => {
+    expect(allows(addUsageStep('r1', 0), undefined)).toBe(true);
+    expect(allows(addUsageStep('r1', 10_000), undefined)).toBe(true);
+    expect(allows(addUsageStep('r1', 10_001), undefined)).toBe(false);
   });
 
   it('explains a refusal: the usage step failed, with the size and the quota', () => {

@@ -49,13 +49,20 @@ const prefixEnd = (prefix: string) => prefix.slice(0, -1) + String.fromCharCode(
 /**
  * One page of a list. Asks for one item more than the page to know whether another page
  * follows, so the last page never carries a token to an empty one.
- *
+ */
+export async function readPage(request: PageRequest): Promise<{ items: Item[]; nextToken?: string }> {
+  const { items, lastKey } = await readPageItems(request);
+  return pageOf(request, items, lastKey);
+}
+
+/**
+ * What readPage reads: the page's items and one more (if there is one), and DynamoDB's last key.
  * A later page names its range from where the last one ended (`BETWEEN`, the start itself
  * excluded by ExclusiveStartKey) rather than the whole prefix plus a start key: the same
  * items and cost on DynamoDB, and DynamoDB Local, which otherwise walks the prefix from its
  * beginning to the start key, answers as fast deep in a 50,000-item folder as on page one.
  */
-export async function readPage(request: PageRequest): Promise<{ items: Item[]; nextToken?: string }> {
+export async function readPageItems(request: PageRequest): Promise<{ items: Item[]; lastKey?: Item }> {
   const { partition, prefix, descending } = request;
   const after = request.nextToken === undefined ? undefined : await decodePageToken(request.list, request.nextToken);
   const range =
@@ -72,7 +79,11 @@ export async function readPage(request: PageRequest): Promise<{ items: Item[]; n
             : { ':pk': partition, ':from': after, ':to': prefixEnd(prefix) },
           ExclusiveStartKey: { PK: partition, SK: after },
         };
-  const { items, lastKey } = await queryPage({ ...range, Limit: request.limit + 1, ...(descending ? { ScanIndexForward: false } : {}) });
+  return queryPage({ ...range, Limit: request.limit + 1, ...(descending ? { ScanIndexForward: false } : {}) });
+}
+
+/** A page of `items` (in the list's order, one more than the page if another page follows) and the token to the next. */
+export async function pageOf(request: PageRequest, items: Item[], lastKey?: Item): Promise<{ items: Item[]; nextToken?: string }> {
   const page = items.slice(0, request.limit);
   const more = items.length > request.limit || lastKey !== undefined;
   const last = page.at(-1);

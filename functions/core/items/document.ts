@@ -1,8 +1,9 @@
 /**
  * Documents (`DOC#<id>` / `DOC`). A document is written with its entry in the folder (the
- * metadata, for lists), the revision of its version (./revision.ts) and the usage of its
- * repository (./usage.ts: every version counts its `size`), in one transaction: no version ever
- * exists without its revision.
+ * metadata, for lists), the revision of the version it replaces (./revision.ts: the current
+ * version's revision is the `DOC` item itself) and the usage of its repository (./usage.ts:
+ * every version counts its `size`), in one transaction: no version ever exists without its
+ * revision.
  *
  * Where the current content is (`currentContentKeyOf`, `currentContentOf`): inline text stays in
  * the `DOC` item while that item fits one strongly consistent read unit (4 KB, attribute names
@@ -30,7 +31,7 @@ import { claimName, entrySteps, nameConflict, nameTaken } from './entry';
 import { checkMoveTarget, liveFolderIn, repositoryOfFolder, type StoredFolder, targetKeys } from './folder';
 import { contentKey, documentKey, documentPartition, entryKey, folderKey, ITEM_SORT_KEY, type Key, usageKey } from './keys';
 import { firstVersion, resourceOf } from './resource-of';
-import { type HeldContent, revisionSteps } from './revision';
+import { type CurrentVersion, replacedRevisionSteps } from './revision';
 import { ACCESS_STEP, authorized, explainAccess, type Lookup, readWithRole, roleCheck } from './role';
 import { liveAtVersion, type TrashMark } from './trash';
 import { addUsageStep, keptBytesAre, quotaExceeded, quotaReached, USAGE_STEP, usageOf } from './usage';
@@ -122,9 +123,9 @@ export function currentContentOf(
   return typeof contentItem?.content === 'string' ? { content: contentItem.content } : undefined;
 }
 
-/** The content a document item holds itself (none for large text), for reading its revisions (./revision.ts). */
-export const contentHeldBy = (stored: StoredDocument): HeldContent => ({
-  contentVersion: stored.contentVersion,
+/** The current version as the document item holds it: its revision (./revision.ts), and its content unless large text. */
+export const currentVersionOf = (stored: StoredDocument): CurrentVersion => ({
+  metadata: stored,
   content: currentContentKeyOf(stored) ? undefined : currentContentOf(stored),
 });
 
@@ -320,7 +321,6 @@ async function createVersion(
         folder: check(folderKey(input.folderId), liveFolderIn(repositoryId)),
         [ACCESS_STEP]: roleCheck(caller, repositoryId, 'write'),
         document: put(item, itemIsAbsent),
-        ...revisionSteps(document, 1),
         ...contentSteps(item, text, undefined, true),
         ...claimName('documents', input.folderId, key, documentSummary(document)),
         ...usageSteps(repositoryId, document, options),
@@ -461,7 +461,8 @@ async function writeUpdate(
     try {
       await transactWrite({
         document: put(item, allOf(liveAtVersion(stored.version), keptBytesAre(stored))),
-        ...revisionSteps(next, contentVersion),
+        // The version replaced gets its revision item; the new one's is the document item itself.
+        ...replacedRevisionSteps(stored),
         ...contentSteps(item, text, stored, contentChanged),
         ...change.checks,
         // The folder it is in (and, for a move, the one it goes to) must not be in the trash.
@@ -509,8 +510,8 @@ export type VersionTarget =
 /**
  * Writes a new version whose content is a file already in the bucket, in one transaction, as createDocument /
  * updateDocument write theirs: DOC (storage 'file', objectKey, size, sha256, contentType, contentVersion = the new
- * version, keptBytes + size), REV#v, CONTENT#v {objectKey}, delete of CONTENT (it was inline), the folder entry,
- * the folder live-check, the caller's role check (write), the change (`created` / `updated`).
+ * version, keptBytes + size), the replaced version's REV# and the content it held (CONTENT#<its version>), the
+ * folder entry, the folder live-check, the caller's role check (write), the change (`created` / `updated`).
  * Usage: with `reserved: true` USAGE is not changed (the bytes were reserved at upload start), else ADD size with
  * the quota condition. `extra` steps go into the same transaction; if any of them fails its condition, the
  * ConditionFailed error is rethrown first, before any other explanation (the caller decides what it means).

@@ -145,8 +145,14 @@ export const MEMBERSHIP_PREFIX = 'REPO#';
 // in its one transaction (docs/data-model.md: Authorization).
 
 export const ACL_BUCKETS = 64;
-/** How many buckets hold each member's role. */
-export const ACL_LANES = 8;
+/**
+ * How many buckets hold each member's role. Each lane is written by every role change and by
+ * a new repository (2 write units each), so lanes cost what they spread: 4 keep one user's 8
+ * parallel writes free of 503s in conflict mode (test/members/role-lanes.test.ts; document
+ * writes meet on the repository's usage item anyway, ./usage.ts), and a bucket of a
+ * 1,000-member repository (~63 roles, ~3 KB) within one 4 KB read unit.
+ */
+export const ACL_LANES = 4;
 
 /** FNV-1a of the user id's UTF-8 bytes: stable across runtimes, spreads ids evenly. */
 export function aclBucket(userId: string): number {

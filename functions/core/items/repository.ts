@@ -33,7 +33,7 @@ import { PROFILE_STEP, putMembership, removeMembership, repositoryLimitReached }
 import { firstVersion, resourceOf } from './resource-of';
 import { ACCESS_STEP, authorized, ownerLaneSteps, readWithRole, roleCheck } from './role';
 import { newTask } from './task';
-import { newUsageStep, usageOf } from './usage';
+import { usageOf } from './usage';
 
 /** The repository item as stored: the resource without the caller's role, and bookkeeping. */
 type StoredRepository = Omit<Repository, 'role'> & {
@@ -46,7 +46,8 @@ type StoredRepository = Omit<Repository, 'role'> & {
 
 /**
  * One transaction: the repository, its root folder (same id, so GET /{id}/folder is one read),
- * the creator's owner role, member item and membership, and their repository count.
+ * the creator's owner role, member item and membership, and their repository count. No usage
+ * item: the first version written makes it (./usage.ts).
  */
 export async function createRepository(caller: Caller, input: { name: string; description: string }): Promise<Repository> {
   return optimistically(async () => {
@@ -80,7 +81,6 @@ export async function createRepository(caller: Caller, input: { name: string; de
         // The owner's role in each of their lanes (keys.ts).
         ...ownerLaneSteps(id, userId),
         ...joinSteps(id, owner, listing, itemIsAbsent),
-        usage: newUsageStep(id),
       });
     } catch (error) {
       if (error instanceof ConditionFailed && error.failed.has(PROFILE_STEP)) throw repositoryLimitReached(userId);

@@ -1,13 +1,16 @@
 /**
- * Revisions (`DOC#<id>` / `REV#<version>`, and `CONTENT#<version>`): every version of a document
- * is one, written in the version's own transaction (./document.ts). A revision item holds a
- * version's metadata (`storage`, `size`, `sha256`, `contentType`…) and `contentVersion`, the
- * version whose content it has; the content itself is in the item of that version (`{content}`
- * for inline text, `{objectKey}` for a file), written only at a version that changed it, so a
- * list reads only small items. A document in the trash keeps its revisions but shows none (404,
- * like the document); a purge removes them with it. Old ones are reclaimed by the worker
- * (functions/worker/housekeeping.ts): a revision no longer kept is 404. The endpoints:
- * ../use-cases/revisions.ts.
+ * Revisions (`DOC#<id>` / `REV#<version>`, and `CONTENT#<version>`). A document's current
+ * version is its revision too, held by the `DOC` item itself (./document.ts): `REV#<v>` is
+ * written only once version `v` is replaced, by the version that replaces it, from the `DOC`
+ * item it read, in that version's own transaction. So no version writes its metadata twice (a
+ * new document writes no revision item), and every version still has its revision from the
+ * moment it exists. A revision item holds a version's metadata (`storage`, `size`, `sha256`,
+ * `contentType`…) and `contentVersion`, the version whose content it has; the content itself
+ * is in the item of that version (`{content}` for inline text, `{objectKey}` for a file),
+ * written only at a version that changed it, so a list reads only small items. A document in
+ * the trash keeps its revisions but shows none (404, like the document); a purge removes them
+ * with it. Old ones are reclaimed by the worker (functions/worker/housekeeping.ts): a revision
+ * no longer kept is 404. The endpoints: ../use-cases/revisions.ts.
  */
 import { getItems, type Item, put, type TransactItem } from '../db/client';
 import { notFound } from '../errors';
@@ -27,22 +30,30 @@ export interface VersionMetadata {
   sha256: string;
   updatedAt: string;
   updatedBy: string;
+  /** The version whose content it has. */
+  contentVersion: number;
 }
 
-/** The step that writes a version's revision; its content is `contentVersion`'s (./document.ts writes that item). */
-export const revisionSteps = (document: VersionMetadata, contentVersion: number): Record<string, TransactItem> => ({
-  revision: put({
-    ...revisionKey(document.id, document.version),
-    version: document.version,
-    name: document.name,
-    contentType: document.contentType,
-    storage: document.storage,
-    size: document.size,
-    sha256: document.sha256,
-    updatedAt: document.updatedAt,
-    updatedBy: document.updatedBy,
-    contentVersion,
-  }),
+/** A version's revision item (its key, what it records), from the document item that held it. */
+const revisionItem = (version: VersionMetadata): Item => ({
+  ...revisionKey(version.id, version.version),
+  version: version.version,
+  name: version.name,
+  contentType: version.contentType,
+  storage: version.storage,
+  size: version.size,
+  sha256: version.sha256,
+  updatedAt: version.updatedAt,
+  updatedBy: version.updatedBy,
+  contentVersion: version.contentVersion,
+});
+
+/**
+ * The step a new version writes for the one it replaces: that version's revision, from the
+ * document item as read (the transaction asserts the document is still at that version).
+ */
+export const replacedRevisionSteps = (replaced: VersionMetadata): Record<string, TransactItem> => ({
+  revision: put(revisionItem(replaced)),
 });
 
 export const revisionMissing = () => notFound('Revision');
@@ -65,32 +76,44 @@ export interface RevisionRead {
   objectKey?: string;
 }
 
-/** The content a document item holds itself (./document.ts: `contentHeldBy`), which has no `CONTENT#<v>` item yet. */
-export interface HeldContent {
-  contentVersion: number;
+/** The current version as its document item holds it (./document.ts: `currentVersionOf`): its revision, and its content when held there. */
+export interface CurrentVersion {
+  metadata: VersionMetadata;
+  /** The content the document item holds (none for large text, which is in `CONTENT#<contentVersion>`). */
   content: { content: string } | { objectKey: string } | undefined;
 }
 
+/** The current version's revision as a revision item would hold it (a list's first item, newest first). */
+export const currentRevisionItem = (current: CurrentVersion): Item => revisionItem(current.metadata);
+
 /**
  * The revision `version` of a document with its content, from what was read with it: the
- * content item of its version, the content the document item holds (the current content, when
- * the document item holds it), or one more read of the version it names (also when the
- * document item was read after a newer version had moved that content into its own item).
- * Undefined when the revision, or its content, is no longer kept. A file revision has no
- * `content` (its bytes: GET …/revisions/{version}/content).
+ * current version from the document item; an older one from its revision item (read again once
+ * when missing: the document may have been read after a newer version wrote it, the revision
+ * before), its content from the content item of its version, the content the document item
+ * holds, or one more read of the version it names (also when the document item was read after
+ * a newer version had moved that content into its own item). Undefined when the revision, or
+ * its content, is no longer kept (or never was). A file revision has no `content` (its bytes:
+ * GET …/revisions/{version}/content).
  */
 export async function readRevision(
   documentId: string,
   version: number,
   lookup: Lookup,
-  held: HeldContent,
+  current: CurrentVersion,
 ): Promise<RevisionRead | undefined> {
-  const item = lookup(revisionKey(documentId, version));
+  const key = revisionKey(documentId, version);
+  const older = version < current.metadata.version;
+  const item = older
+    ? (lookup(key) ?? (await getItems([key]))(key))
+    : version === current.metadata.version
+      ? revisionItem(current.metadata)
+      : undefined;
   if (!item) return undefined;
   const contentVersion = item.contentVersion as number;
-  const key = contentKey(documentId, contentVersion);
-  const content: Item | undefined =
-    lookup(key) ?? (held.contentVersion === contentVersion ? held.content : undefined) ?? (await getItems([key]))(key);
+  const held = contentVersion === current.metadata.contentVersion ? current.content : undefined;
+  const contentItemKey = contentKey(documentId, contentVersion);
+  const content: Item | undefined = lookup(contentItemKey) ?? held ?? (await getItems([contentItemKey]))(contentItemKey);
   if (!content) return undefined;
   const summary = resourceOf<RevisionSummary>(item);
   if (summary.storage === 'file') return { revision: summary, contentVersion, objectKey: content.objectKey as string };

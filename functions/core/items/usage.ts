@@ -1,12 +1,12 @@
 /**
  * A repository's storage usage (`REPO#<repoId>` / `USAGE`): `bytes`, the `size` of every kept
  * version of its documents plus the declared `size` of every open upload (docs/api.md: Files),
- * made with the repository (0) and changed in the same transaction as what it counts. A write
- * that would take it past the quota (functions/core/limits.ts) fails its condition: 409
- * `quota-exceeded`.
+ * changed in the same transaction as what it counts, and made by the first of them (no item: 0
+ * bytes; a new repository writes none, 2 write units saved). A write that would take it past
+ * the quota (functions/core/limits.ts) fails its condition: 409 `quota-exceeded`.
  */
-import { type ConditionFailed, put, type TransactItem, update } from '../db/client';
-import { type Condition, itemExists, itemIsAbsent } from '../db/conditions';
+import { type ConditionFailed, type TransactItem, update } from '../db/client';
+import { type Condition, itemExists } from '../db/conditions';
 import { HttpError } from '../errors';
 import { quotaBytes } from '../limits';
 import { type Key, usageKey } from './keys';
@@ -15,21 +15,23 @@ import type { Lookup } from './role';
 /** The step name a version write gives its usage step, so a refusal can be explained. */
 export const USAGE_STEP = 'usage';
 
-/** A new repository's usage: nothing yet. */
-export const newUsageStep = (repositoryId: string): TransactItem => put({ ...usageKey(repositoryId), bytes: 0 }, itemIsAbsent);
-
 /**
  * Adds `size` bytes, on condition that the usage stays within the quota (`bytes <= quota -
- * size`: false too when the item is missing, so a deleted repository takes nothing).
+ * size`). No usage item yet is 0 bytes: the step makes it (ADD on a missing item), unless the
+ * size alone is past the quota. Every transaction that adds also checks the caller's role
+ * (./role.ts), which a deleted repository no longer has, so a write never makes the usage of a
+ * deleted repository again.
  */
-export const addUsageStep = (repositoryId: string, size: number): TransactItem =>
-  update(
+export const addUsageStep = (repositoryId: string, size: number): TransactItem => {
+  const room = quotaBytes() - size;
+  return update(
     usageKey(repositoryId),
     'ADD #bytes :size',
     { '#bytes': 'bytes' },
-    { ':size': size, ':room': quotaBytes() - size },
-    '#bytes <= :room',
+    { ':size': size, ':room': room },
+    room < 0 ? '#bytes <= :room' : 'attribute_not_exists(#bytes) OR #bytes <= :room',
   );
+};
 
 /**
  * Gives back `size` bytes (an upload that ended without a version, revisions pruned, a document

@@ -19,7 +19,7 @@ import { checkMoveTarget, depthLimitReached, liveFolderIn, placeIs, type StoredF
 import { childPlace, type Place, parentPlace } from '../items/folder-path';
 import { documentKey, folderKey } from '../items/keys';
 import { resourceOf } from '../items/resource-of';
-import { revisionSteps } from '../items/revision';
+import { replacedRevisionSteps } from '../items/revision';
 import { ACCESS_STEP, explainAccess, roleCheck } from '../items/role';
 import { newTask, nextPageOf, type TaskStep } from '../items/task';
 import { authorizeTrash, readTrashItem, removeTrashRecord, stillTrashedBy } from '../items/trash';
@@ -95,8 +95,8 @@ export async function restoreFromTrash(caller: Caller, repositoryId: string, ite
         ...(changed ? { [USAGE_STEP]: addUsageStep(repositoryId, document.size) } : {}),
         target: check(folderKey(folderId), liveFolderIn(repositoryId)),
         ...claimName('documents', folderId, key, documentSummary(document)),
-        // A new version is a revision like any other: it names the same content.
-        ...(changed ? revisionSteps(document, found.item.contentVersion) : {}),
+        // A new version (same content): the one it replaces gets its revision item, as any update's does.
+        ...(changed ? replacedRevisionSteps(found.item) : {}),
       });
     } else {
       const stored = found.item;

@@ -4,24 +4,40 @@
  * The items: ../items/revision.ts, ../items/document.ts.
  */
 import { authorize } from '../auth';
-import type { TransactItem } from '../db/client';
-import { pageRequest, readPage } from '../db/queries';
-import { contentHeldBy, contentStillKept, inlineContent, readDocument, updateDocument } from '../items/document';
+import type { Item, TransactItem } from '../db/client';
+import { pageOf, pageRequest, readPageItems } from '../db/queries';
+import { contentStillKept, currentVersionOf, inlineContent, readDocument, updateDocument } from '../items/document';
 import { documentPartition, REVISION_PREFIX } from '../items/keys';
 import { resourceOf } from '../items/resource-of';
-import { type RevisionRead, readRevision, revisionKeys, revisionMissing } from '../items/revision';
+import { currentRevisionItem, type RevisionRead, readRevision, revisionKeys, revisionMissing } from '../items/revision';
 import { authorized } from '../items/role';
 import type { Precondition } from '../preconditions';
 import type { PageQuery } from '../requests';
 import type { Caller, Document, Page, Revision, RevisionSummary } from '../resources';
 
-/** GET /document/{id}/revisions: newest first. The document (and the caller's role) and the page are read side by side. */
+/**
+ * GET /document/{id}/revisions: newest first. The document (and the caller's role) and the page
+ * of revision items are read side by side; the first page starts with the current version, which
+ * the document item holds (../items/revision.ts). A page read before a newer version's commit
+ * and a document read after it would miss the version that commit replaced: then the page is
+ * read again.
+ */
 export async function listRevisions(caller: Caller, documentId: string, query: PageQuery): Promise<Page<RevisionSummary>> {
   const request = pageRequest(`revisions:${documentId}`, documentPartition(documentId), REVISION_PREFIX, query, { descending: true });
-  const [{ role }, page] = await Promise.all([readDocument(caller, documentId), readPage(request)]);
-  authorize(role, 'read', 'Document');
-  return { items: page.items.map((item) => resourceOf<RevisionSummary>(item)), nextToken: page.nextToken };
+  const [read, page] = await Promise.all([readDocument(caller, documentId), readPageItems(request)]);
+  authorize(read.role, 'read', 'Document');
+  const stored = read.item!;
+  if (request.nextToken !== undefined) return listed(await pageOf(request, page.items, page.lastKey));
+  const older = (items: Item[]) => items.filter((item) => (item.version as number) < stored.version);
+  const missesOne = (items: Item[]) => stored.version > 1 && older(items)[0]?.version !== stored.version - 1;
+  const { items, lastKey } = missesOne(page.items) ? await readPageItems(request) : page;
+  return listed(await pageOf(request, [currentRevisionItem(currentVersionOf(stored)), ...older(items)], lastKey));
 }
+
+const listed = (page: { items: Item[]; nextToken?: string }): Page<RevisionSummary> => ({
+  items: page.items.map((item) => resourceOf<RevisionSummary>(item)),
+  nextToken: page.nextToken,
+});
 
 /** GET /document/{id}/revisions/{version}: one read, or two when its content is an older version's. A file revision has no `content`. */
 export async function getRevision(caller: Caller, documentId: string, version: number): Promise<Revision> {
@@ -32,7 +48,7 @@ export async function getRevision(caller: Caller, documentId: string, version: n
 export async function readRevisionOf(caller: Caller, documentId: string, version: number): Promise<RevisionRead> {
   const read = await readDocument(caller, documentId, revisionKeys(documentId, version));
   const { item: stored } = authorized(read, 'read', 'Document');
-  const revision = await readRevision(documentId, version, read.lookup, contentHeldBy(stored));
+  const revision = await readRevision(documentId, version, read.lookup, currentVersionOf(stored));
   if (!revision) throw revisionMissing();
   return revision;
 }
@@ -52,7 +68,7 @@ export async function restoreRevision(caller: Caller, documentId: string, versio
     derive: {
       keys: revisionKeys(documentId, version),
       async changes(stored, lookup) {
-        const read = await readRevision(documentId, version, lookup, contentHeldBy(stored));
+        const read = await readRevision(documentId, version, lookup, currentVersionOf(stored));
         if (!read) throw revisionMissing();
         const { revision, contentVersion, objectKey } = read;
         const { contentType, size, sha256 } = revision;
