@@ -61,7 +61,8 @@ export function budgets(r: Results): Budget[] {
     roundTrips(
       'Every read endpoint: 1 DynamoDB round trip, authorization included',
       r.capacity.filter((row) => row.endpoint.startsWith('GET')),
-      'GET / reads a page of your memberships (Query), then those repositories (BatchGetItem): a membership holds your role and the order by name, not the repository as its owners change it: §2',
+      'GET / reads a page of your memberships (Query), then those repositories (BatchGetItem): a membership holds your role and the order by name, not the repository as its owners change it; ' +
+        "a link's entry names its link, not its role or document; opening a share link needs the link once more after a password check (the answer is given only if the link is not locked by then), and large text's content item is named by the document item: §2, §11",
     ),
     roundTrips(
       'Every write: 1 round trip',

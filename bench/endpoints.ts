@@ -17,7 +17,7 @@ import { trashDocument } from '#core/use-cases/trash';
 import { routes } from '#functions/routes';
 import { exampleCall, exampleStatus } from '#lib/examples';
 import { loadOperations } from '#lib/openapi/document';
-import { type Fixture, oneKb, type TargetKind } from './fixture';
+import { type Fixture, LINK_PASSWORD, oneKb, type TargetKind } from './fixture';
 import type { Request } from './load';
 
 /** The `n`th call of a run; `target` is made for it (fixture.ts: makeTargets) when the endpoint names its `targets`. */
@@ -35,6 +35,8 @@ export interface Endpoint {
   /** Its own request, instead of the example's; its own status, instead of the example's. */
   request?: (scene: Scene, f: Fixture) => ExampleRequest;
   status?: number;
+  /** Headers its requests send (a share link's `Link-Password`). */
+  headers?: Record<string, string>;
   /** The baseline of the throughput table (only its endpoints have one). */
   store?: (f: Fixture, call: Call) => Promise<unknown>;
 }
@@ -46,6 +48,9 @@ const page = { limit: DEFAULT_PAGE_SIZE };
 const LISTED = ['folder', 'role', 'entry'];
 const TRASH_READS = ['document', 'folder', 'repository', 'role'];
 const MEMBER_WRITES = ['member', 'membership', 'profile', 'repository', 'role', 'role', 'change'];
+/** What opening a share link reads at least: what its token names. */
+const OPENED = ['link', 'document', 'repository'];
+const RIGHT = { 'link-password': LINK_PASSWORD };
 const newDocument = (folderId: string, unique: string) => ({
   folderId,
   name: `doc-${unique}.txt`,
@@ -211,11 +216,18 @@ export const endpoints: Endpoint[] = [
     targets: { kind: 'repository with a trashed document' },
   },
   // Share links: the public routes read the link, the document and the repository in one
-  // BatchGetItem (the token names their keys) and write nothing more than once a minute.
+  // BatchGetItem (the token names their keys). A link `opened` was opened less than a minute ago:
+  // its `lastUsedAt` is not due. With a password, the check's answer needs the link once more
+  // (a right one: read, or written with `lastUsedAt` when due; a wrong one: counted).
   {
     name: 'POST /document/{id}/links',
     minimum: least(2, ['document', 'role'], ['link', 'link entry', 'document', 'role', 'change']),
     request: (_s, f) => ({ params: { id: f.documentId }, body: {} }),
+  },
+  {
+    name: 'POST /document/{id}/links (password)',
+    minimum: least(2, ['document', 'role'], ['link', 'link entry', 'document', 'role', 'change']),
+    request: (_s, f) => ({ params: { id: f.documentId }, body: { password: LINK_PASSWORD } }),
   },
   {
     name: 'GET /document/{id}/links',
@@ -233,15 +245,45 @@ export const endpoints: Endpoint[] = [
     minimum: least(2, ['link entry', 'role'], ['link', 'link entry', 'role', 'change']),
     targets: { kind: 'link' },
   },
+  { name: 'GET /s/{token}', minimum: least(1, OPENED), targets: { kind: 'opened link token', pool: 1 } },
+  { name: 'GET /s/{token} (first in a minute)', minimum: least(2, OPENED, ['link']), targets: { kind: 'link token' } },
   {
-    name: 'GET /s/{token}',
-    minimum: least(1, ['link', 'document', 'repository']),
-    request: (_s, f) => ({ params: { token: f.linkToken } }),
+    name: 'GET /s/{token} (password)',
+    minimum: least(2, [...OPENED, 'link']),
+    targets: { kind: 'opened password link token', pool: 1 },
+    headers: RIGHT,
   },
   {
-    name: 'GET /s/{token}/content',
-    minimum: least(1, ['link', 'document', 'current content', 'repository']),
-    request: (_s, f) => ({ params: { token: f.linkToken } }),
+    name: 'GET /s/{token} (password, first in a minute)',
+    minimum: least(2, OPENED, ['link']),
+    targets: { kind: 'password link token' },
+    headers: RIGHT,
+  },
+  {
+    name: 'GET /s/{token} (wrong password)',
+    minimum: least(2, OPENED, ['link']),
+    targets: { kind: 'password link token' },
+    headers: { 'link-password': `not ${LINK_PASSWORD}` },
+    status: 401,
+  },
+  { name: 'GET /s/{token}/content', minimum: least(1, OPENED), targets: { kind: 'opened link token', pool: 1 } },
+  {
+    name: 'GET /s/{token}/content (password)',
+    minimum: least(2, [...OPENED, 'link']),
+    targets: { kind: 'opened password link token', pool: 1 },
+    headers: RIGHT,
+  },
+  // Large text is in a content item whose key only the document item gives (its `contentVersion`).
+  {
+    name: 'GET /s/{token}/content (large text)',
+    minimum: least(2, [...OPENED, 'content']),
+    targets: { kind: 'opened large text link token', pool: 1 },
+  },
+  {
+    name: 'GET /s/{token}/content (large text, password)',
+    minimum: least(2, [...OPENED, 'link', 'content']),
+    targets: { kind: 'opened large text password link token', pool: 1 },
+    headers: RIGHT,
   },
 ];
 
@@ -265,6 +307,12 @@ const FILLS: Record<TargetKind, keyof Scene> = {
   'sent upload': 'sentUpload',
   'repository with a trashed document': 'repository',
   link: 'link',
+  'link token': 'linkToken',
+  'opened link token': 'linkToken',
+  'password link token': 'linkToken',
+  'opened password link token': 'linkToken',
+  'opened large text link token': 'linkToken',
+  'opened large text password link token': 'linkToken',
 };
 
 /** Call n's member: never in the caller's role bucket, so every member write touches two role items. */
@@ -292,7 +340,8 @@ export function requestOf(endpoint: Endpoint, f: Fixture, call: Call): Request {
   };
   if (endpoint.targets) scene[FILLS[endpoint.targets.kind]] = call.target;
   const example = operations.get(route.name)!.example;
-  return exampleCall(route, { request: (s) => endpoint.request?.(s, f) ?? example.request(s) }, scene);
+  const made = exampleCall(route, { request: (s) => endpoint.request?.(s, f) ?? example.request(s) }, scene);
+  return endpoint.headers ? { ...made, headers: endpoint.headers } : made;
 }
 
 export const statusOf = (endpoint: Endpoint) => endpoint.status ?? exampleStatus(operations.get(routeOf(endpoint).name)!);

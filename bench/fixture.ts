@@ -12,7 +12,7 @@ import { readChanges } from '#core/items/change';
 import { createDocument } from '#core/items/document';
 import { createFolder } from '#core/items/folder';
 import { documentKey, documentPartition, folderKey, folderPartition, ITEM_SORT_KEY, type Key } from '#core/items/keys';
-import { createLink } from '#core/items/link';
+import { createLink, openLink } from '#core/items/link';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
 import { trashDocument, trashFolder } from '#core/use-cases/trash';
@@ -39,6 +39,10 @@ export interface Fixture {
 
 /** The content of every document the bench makes. */
 export const oneKb = (fill = 'x') => fill.repeat(1024);
+/** The password of the bench's share links that have one. */
+export const LINK_PASSWORD = 'bench link password';
+/** Text too large for its document item (16 KB): in a content item of its own. */
+const LARGE_TEXT = 'x'.repeat(16 * 1024);
 let made = 0;
 const unique = () => `${process.hrtime.bigint().toString(36)}-${made++}`;
 const repository = (caller: Caller, name = `Target ${unique()}`) => createRepository(caller, { name, description: '' });
@@ -74,6 +78,22 @@ export async function makeFixture(caller: Caller): Promise<Fixture> {
 /** What one call of an endpoint changes (endpoints.ts: `targets`), made with the store's own calls, in the write folder. */
 function makers({ caller, writeFolderId, documentId }: Fixture) {
   const document = async (folderId = writeFolderId) => (await seedDocuments(caller, folderId, 1, `t${unique()}-`))[0]!;
+  const largeText = async () =>
+    (
+      await createDocument(caller, {
+        folderId: writeFolderId,
+        name: `large-${unique()}.txt`,
+        content: LARGE_TEXT,
+        contentType: 'text/plain',
+      })
+    ).id;
+  /** A share link's token: of the 1 KB document or of large text; with LINK_PASSWORD; opened once (`lastUsedAt` fresh for a minute). */
+  const linkToken = (options: { large?: true; password?: true; opened?: true }) => async () => {
+    const password = options.password ? LINK_PASSWORD : undefined;
+    const link = await createLink(caller, options.large ? await largeText() : documentId, { password }, 'http://bench');
+    if (options.opened) await openLink(link.token!, password, { content: false });
+    return link.token!;
+  };
   const folderWithDocument = async () => {
     const id = await folder(caller, writeFolderId);
     await document(id);
@@ -101,6 +121,12 @@ function makers({ caller, writeFolderId, documentId }: Fixture) {
       return started.id;
     },
     link: async () => (await createLink(caller, documentId, {}, 'http://bench')).id,
+    'link token': linkToken({}),
+    'opened link token': linkToken({ opened: true }),
+    'password link token': linkToken({ password: true }),
+    'opened password link token': linkToken({ password: true, opened: true }),
+    'opened large text link token': linkToken({ large: true, opened: true }),
+    'opened large text password link token': linkToken({ large: true, password: true, opened: true }),
     'repository with a trashed document': trashed(
       async () => (await repository(caller)).id,
       async (id) => trashDocument(caller, await document(id), {}),

@@ -12,6 +12,8 @@ export interface Request {
   /** A JSON body, or a raw one with its media type. */
   body?: unknown;
   raw?: { body: string; contentType: string };
+  /** Headers besides the token and the content type (a share link's `Link-Password`). */
+  headers?: Record<string, string>;
 }
 
 /** What goes on the wire: the content type and the body's text. */
@@ -46,7 +48,7 @@ export async function send({ url, token }: Target, request: Request): Promise<{ 
   const sent = wire(request);
   const response = await fetch(url + request.path, {
     method: request.method,
-    headers: { authorization: `Bearer ${token}`, ...(sent ? { 'content-type': sent.contentType } : {}) },
+    headers: { authorization: `Bearer ${token}`, ...request.headers, ...(sent ? { 'content-type': sent.contentType } : {}) },
     body: sent?.body,
   });
   const text = await response.text();
@@ -63,8 +65,15 @@ export function hammer(target: Target, next: () => Request, status: number, conn
     const setupRequest = (defaults: autocannon.Request) => {
       const request = next();
       const sent = wire(request);
-      const body = sent && { body: sent.body, headers: { ...headers, 'content-type': sent.contentType } };
-      return { ...defaults, method: request.method, path: request.path, ...body };
+      const contentType = sent ? { 'content-type': sent.contentType } : {};
+      const body = sent ? { body: sent.body } : {};
+      return {
+        ...defaults,
+        method: request.method,
+        path: request.path,
+        headers: { ...headers, ...request.headers, ...contentType },
+        ...body,
+      };
     };
     const instance = autocannon(
       { url: target.url, connections, duration: seconds, headers, requests: [{ setupRequest }] },

@@ -118,8 +118,15 @@ export function startRecording(options: { worker?: boolean } = {}): void {
       if (!options.worker && worker) return next(args);
       const operation = (context.commandName ?? '').replace(/Command$/, '');
       const input = args.input as any;
+      const single = ['PutItem', 'UpdateItem', 'DeleteItem'].includes(operation);
       const writes: object[] =
-        operation === 'TransactWriteItems' ? input.TransactItems : operation === 'BatchWriteItem' ? input.RequestItems[tableName()] : [];
+        operation === 'TransactWriteItems'
+          ? input.TransactItems
+          : operation === 'BatchWriteItem'
+            ? input.RequestItems[tableName()]
+            : single
+              ? [{ [operation]: input }]
+              : [];
       const written = writes.map(writtenKey);
       const before = await images(written);
       const entry: Recorded = { operation, worker, startedAt: performance.now(), endedAt: NaN, local: { read: 0, write: 0 }, touched: [] };
@@ -147,7 +154,7 @@ export function startRecording(options: { worker?: boolean } = {}): void {
         entry.touched = [{ kind, action: 'read', units: readUnits(sum(items, itemSize)) }];
       }
       if (written.length) {
-        // A transaction item: 2 WRU per KB of the larger image; outside a transaction (BatchWriteItem) 1.
+        // A transaction item: 2 WRU per KB of the larger image; outside a transaction (BatchWriteItem, UpdateItem…) 1.
         const after = await images(written);
         const rate = operation === 'TransactWriteItems' ? 1 : 2;
         entry.touched = written.map((key, i) => ({

@@ -13,7 +13,7 @@ import { memorySizes, timeoutSeconds } from '#lib/function-settings';
 import { type Budget, budgets } from './budgets';
 import { type CostRow, costs, fileCosts, MB_PER_VCPU, prices, READ_FLOOR } from './cost-model';
 import { f, kb, n, tableOf, usd } from './markdown';
-import { type CapacityRow, EMPTY, FLOOR_PREFIX, type HashingResult, PROFILED, type Results } from './results';
+import { type CapacityRow, EMPTY, FLOOR_PREFIX, type HashingResult, type LinkLatencyRow, PROFILED, type Results } from './results';
 
 const bold = (text: string | number) => `**${text}**`;
 
@@ -249,6 +249,32 @@ ${tableOf(lifecycle.bound.phases, {
   'checked afterwards': (p) => p.checked,
 })}`,
     ],
+    ...(r.links ? [linksSection(r.links, r.capacity, r.hashing)] : []),
+  ];
+}
+
+/** Each link endpoint's latency beside its round trips and capacity (§2), and the password check (§9) it includes. */
+function linksSection(rows: LinkLatencyRow[], capacity: CapacityRow[], hashing: HashingResult | undefined): [string, string] {
+  const joined = rows.flatMap((row) => {
+    const units = capacity.find((c) => c.endpoint === row.endpoint);
+    return units ? [{ ...row, units }] : [];
+  });
+  return [
+    'Share links',
+    `Each link endpoint through the local server, one request at a time, ${rows[0]?.requests ?? 0} after a warm-up (\`bench/scenarios/links.ts\`); its
+DynamoDB requests, round trips and capacity are its row of §2. *Opened*: the link was opened less than a minute before, so
+\`lastUsedAt\` is not due; *first in a minute*: it is. A password route's time is mostly its scrypt check${
+      hashing ? ` (§9: p50 ${f(hashing.scrypt.p50Ms, 0)} ms here, one core; a 512 MB function has about a third of one)` : ''
+    }. Why each request is there: [docs/data-model.md](../docs/data-model.md#share-links).
+
+${tableOf(joined, {
+  Endpoint: (x) => x.endpoint,
+  'DynamoDB requests': (x) => x.units.requests,
+  'Round trips': (x) => x.units.roundTrips,
+  'RRU / WRU (AWS)': (x) => `${x.units.aws.read} / ${x.units.aws.write}`,
+  'p50 ms': (x) => f(x.p50),
+  'p99 ms': (x) => f(x.p99),
+})}`,
   ];
 }
 

@@ -127,7 +127,11 @@ export interface Results {
   files: FilesResult;
   /** Absent from results written before the scenario existed. */
   hashing?: HashingResult;
+  links?: LinkLatencyRow[];
 }
+
+/** bench/scenarios/links.ts: a link endpoint's latency, one request at a time (ms). */
+export type LinkLatencyRow = { endpoint: string; p50: number; p99: number; requests: number };
 
 /** bench/scenarios/hashing.ts: MB/s of the verify task's resumable SHA-256 against OpenSSL's; a link password check. */
 export interface HashingResult {

@@ -4,7 +4,12 @@
  * passwords, the lock under parallel guesses, expiry, trash and purge, the feed; and the token
  * in the first answer only: never in a later answer, the table or a log line.
  */
+import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { db, tableName } from '#core/db/client';
+import { linkKey } from '#core/items/keys';
+import { SCRYPT_PARAMETERS } from '#core/passwords';
 import { useService, withRoles } from '#test/support/fixture';
 import {
   type Api,
@@ -86,6 +91,23 @@ const document = (fields: { content?: string } = {}) => newDocument(ctx.owner.ap
 const open = (token: string, headers: Record<string, string> = {}) => anonymous().get(`/s/${token}`, headers);
 const openContent = (token: string, headers: Record<string, string> = {}) =>
   anonymous().request('GET', `/s/${token}/content`, { headers, redirect: 'manual' });
+
+/** The DynamoDB requests of each answer of a public route so far, from their access log lines. */
+const publicRequests = () =>
+  logs
+    .flatMap((chunk) => chunk.split('\n'))
+    .filter((line) => line.includes('"message":"request"') && line.includes('"path":"GET /s/{token}')) // a public route logs its route key
+    .map((line) => JSON.parse(line).dynamodb.requests as string[]);
+
+/** An answer of a public route, and the DynamoDB requests its access log line records (which may arrive after the answer). */
+async function withRequests(send: () => Promise<HttpResponse>): Promise<{ res: HttpResponse; requests: string[] }> {
+  const before = publicRequests().length;
+  const res = await send();
+  for (let i = 0; i < 250 && publicRequests().length <= before; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  const lines = publicRequests();
+  expect(lines.length, 'one access log line').toBe(before + 1);
+  return { res, requests: lines.at(-1)! };
+}
 
 function expectPublicHeaders(res: HttpResponse) {
   expect(res.headers.get('cache-control'), res.request).toBe('private, no-store');
@@ -342,6 +364,25 @@ describe('GET /s/{token} and GET /s/{token}/content (public)', () => {
     expect((ensure(await ctx.owner.api.get(`/links/${link.id}`), 200).body as Link).lastUsedAt).toBe(first);
     expectProblem(await open('x'), 404); // a refused token writes nothing
   });
+
+  it('reads large text in the round trip after the first; with a password, in the read that confirms the link', async () => {
+    const text = 'large text '.repeat(1000); // 11 KB: in a content item of its own, not in the document item
+    const doc = await document({ content: text });
+    const right = { 'link-password': 'open sesame' };
+    const plain = await makeLink(ctx.owner.api, doc.id);
+    const guarded = await makeLink(ctx.owner.api, doc.id, { password: 'open sesame' });
+    const read = async (token: string, headers: Record<string, string> = {}) => {
+      const { res, requests } = await withRequests(() => openContent(token, headers));
+      expect(ensure(res, 200).text).toBe(text);
+      return [...requests].sort();
+    };
+    // First opens: lastUsedAt written beside the content item's read.
+    expect(await read(plain.token!)).toEqual(['BatchGetItem', 'BatchGetItem', 'UpdateItem']);
+    expect(await read(guarded.token!, right)).toEqual(['BatchGetItem', 'BatchGetItem', 'UpdateItem']);
+    // lastUsedAt fresh: the content item alone; with a password, read with the link.
+    expect(await read(plain.token!)).toEqual(['BatchGetItem', 'BatchGetItem']);
+    expect(await read(guarded.token!, right)).toEqual(['BatchGetItem', 'BatchGetItem']);
+  });
 });
 
 describe('passwords', () => {
@@ -390,6 +431,70 @@ describe('passwords', () => {
     // 404 comes before 429: a revoked locked link is 404 like any other.
     ensure(await ctx.owner.api.delete(`/links/${link.id}`), 204);
     expectProblem(await open(link.token!, { 'link-password': 'open sesame' }), 404);
+  });
+
+  it('one read, then one write only for a wrong try or a due lastUsedAt: a right password with a fresh lastUsedAt writes nothing', async () => {
+    const link = await passwordLink();
+    const right = { 'link-password': 'open sesame' };
+    const first = await withRequests(() => open(link.token!, right));
+    ensure(first.res, 200);
+    expect(first.requests).toEqual(['BatchGetItem', 'UpdateItem']); // lastUsedAt, on the condition that the link is not locked
+    const again = await withRequests(() => open(link.token!, right));
+    ensure(again.res, 200);
+    expect(again.requests).toEqual(['BatchGetItem', 'BatchGetItem']); // lastUsedAt fresh: the link read again, nothing written
+    const wrong = await withRequests(() => open(link.token!, { 'link-password': 'wrong' }));
+    expectChallenge(wrong.res, 'wrong');
+    expect(wrong.requests).toEqual(['BatchGetItem', 'UpdateItem']); // the wrong try counted
+    const missing = await withRequests(() => open(link.token!));
+    expectChallenge(missing.res, 'required');
+    expect(missing.requests).toEqual(['BatchGetItem']);
+    // Only the wrong try is counted: right ones leave nothing to give back.
+    const stored = (await scanTable()).find((item) => item.id === link.id && String(item.PK).startsWith('DOC#'));
+    expect(stored?.lock).toMatchObject({ tries: 1 });
+  });
+
+  it('a right password that finds the link locked once its check is done answers 429, as a wrong one would', {
+    timeout: 120_000,
+  }, async () => {
+    const link = await passwordLink();
+    // The same password hashed with p = 12 (the same memory, 12 times the time), so that the lock can land during the check.
+    const slow = { ...SCRYPT_PARAMETERS, p: 12 };
+    const salt = randomBytes(16);
+    const options: ScryptOptions = { ...slow, maxmem: 256 * slow.N * slow.r };
+    const hash = await new Promise<Buffer>((resolve, reject) =>
+      scrypt('open sesame', salt, 32, options, (error, key) => (error ? reject(error) : resolve(key))),
+    );
+    const update = (name: 'password' | 'lock', value?: unknown) =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: linkKey(link.documentId, link.id),
+          UpdateExpression: value === undefined ? 'REMOVE #name' : 'SET #name = :value',
+          ExpressionAttributeNames: { '#name': name },
+          ...(value === undefined ? {} : { ExpressionAttributeValues: { ':value': value } }),
+        }),
+      );
+    await update('password', { salt: salt.toString('base64'), hash: hash.toString('base64'), ...slow });
+    // The lock is written while the check runs: after the link was read (else the read finds it: one request), before the
+    // check ends (else the answer is there first). A busy machine may miss that moment: then again, with another wait.
+    for (const wait of [250, 1000, 60]) {
+      await update('lock');
+      let answered = false;
+      const opening = withRequests(() =>
+        open(link.token!, { 'link-password': 'open sesame' }).finally(() => {
+          answered = true;
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      await update('lock', { until: Date.now() + 15 * 60_000, tries: 10 });
+      const inTime = !answered;
+      const { res, requests } = await opening;
+      if (!inTime || requests.length === 1) continue;
+      expect(res.status, res.text).toBe(429);
+      expect(requests).toEqual(['BatchGetItem', 'UpdateItem']); // checked; its write found the lock
+      return;
+    }
+    throw new Error('the lock never landed during the check');
   });
 
   it('gives 20 parallel wrong guesses exactly 10 checks: ten 401, ten 429', async () => {

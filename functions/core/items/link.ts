@@ -24,9 +24,9 @@ import { hashPassword, type PasswordHash, passwordMatches } from '../passwords';
 import type { PageQuery } from '../requests';
 import type { Caller, Document, Link, Page } from '../resources';
 import { recordChange } from './change';
-import { documentIsLive, liveDocumentIn, readDocument, sharedDocumentKeys, sharedDocumentOf } from './document';
-import { aclKey, documentPartition, LINK_PREFIX, linkEntryKey, linkKey, repositoryKey, repositoryPartition } from './keys';
-import { ACCESS_STEP, authorized, explainAccess, readWithRole, roleCheck as roleCheckFor, roleInBucket } from './role';
+import { currentContentKeyOf, documentIsLive, liveDocumentIn, readDocument, sharedDocumentKeys, sharedDocumentOf } from './document';
+import { aclKey, documentPartition, type Key, LINK_PREFIX, linkEntryKey, linkKey, repositoryKey, repositoryPartition } from './keys';
+import { ACCESS_STEP, authorized, explainAccess, type Lookup, readWithRole, roleCheck as roleCheckFor, roleInBucket } from './role';
 
 /** The link item. `expiry`: ISO 8601 or absent (not `expiresAt`, the table's TTL attribute). */
 export interface StoredLink {
@@ -223,9 +223,23 @@ const challenge = { headers: { 'WWW-Authenticate': 'Link-Password' } };
 
 /**
  * The document a token opens, as of now: one BatchGetItem (the link, the document, with its
- * text while it fits the item, and the repository; large text is one read more), then at most one write: `lastUsedAt`
- * (at most once a minute), or, for a password, the claim of one check in the lock's window.
- * A right password gives its claim back (a second write, which also sets `lastUsedAt`).
+ * text while it fits the item, and the repository), then at most one more round trip:
+ * - no password: `lastUsedAt` when due (one conditional UpdateItem, at most once a minute);
+ * - a wrong password: the wrong-password counter (one conditional UpdateItem, `countWrongTry`);
+ * - a right password: `confirmOpen`, one conditional UpdateItem when `lastUsedAt` is due, else
+ *   one strongly consistent read of the link (no write).
+ * Large text's content item is read in that same round trip, not in the first: its key holds the
+ * document's `contentVersion`, which only the document item says (docs/data-model.md: Share links).
+ *
+ * Why the password is checked before anything is written (docs/data-model.md: the lock): a claim
+ * written before the check would bound how many scrypt checks run at once, but a right password
+ * would then pay a second write to give its claim back, since the table cannot tell a right
+ * claim from a wrong one otherwise. Instead the check's answer is what is bounded: a wrong
+ * answer (401) is given only if its conditional ADD counted it below LOCK_TRIES, and a right
+ * answer (200) only if the link, read again after the check, is still not locked (the write or
+ * read of `confirmOpen`). So a guess that lost the race answers 429 whether it was right or
+ * wrong, and parallel guesses learn no more than LOCK_TRIES answers per window. The scrypt checks
+ * of a burst that arrives before the lock are bounded by the public routes' throttle instead.
  */
 export async function openLink(
   token: string,
@@ -248,19 +262,20 @@ export async function openLink(
     !live
   )
     throw linkNotFound();
-  if (stored.lock && stored.lock.until > at && stored.lock.tries >= LOCK_TRIES) throw locked(stored.lock.until, at);
+  if (isLocked(stored, at)) throw locked(stored.lock!.until, at);
   if (!stored.password) {
-    await touch(stored, at);
-    return sharedDocumentOf(live, lookup, options);
+    const [, shared] = await Promise.all([touch(stored, at), sharedDocumentOf(live, lookup, options)]);
+    return shared;
   }
   if (password === undefined)
     throw new HttpError('link-password-required', 'This link needs its password: send it in `Link-Password`.', challenge);
-  const window = await claimCheck(stored, at);
   if (!(await passwordMatches(password, stored.password))) {
+    await countWrongTry(stored, at);
     throw new HttpError('link-password-wrong', 'The password is wrong.', challenge);
   }
-  await giveBack(stored, window, at);
-  return sharedDocumentOf(live, lookup, options);
+  // Large text's content item (when the route sends content) is read in the confirmation's round trip.
+  const confirmed = await confirmOpen(stored, at, options.content ? currentContentKeyOf(live) : undefined);
+  return sharedDocumentOf(live, (k) => confirmed(k) ?? lookup(k), options);
 }
 
 function sameHash(stored: string, computed: string): boolean {
@@ -269,10 +284,15 @@ function sameHash(stored: string, computed: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+const isLocked = (link: StoredLink, at: number) => link.lock !== undefined && link.lock.until > at && link.lock.tries >= LOCK_TRIES;
 const lastUsedDue = (stored: StoredLink, at: number) =>
   stored.lastUsedAt === undefined || Date.parse(stored.lastUsedAt) <= at - LAST_USED_EVERY_MS;
 /** `lastUsedAt` not written within the last minute (ISO strings compare as times). */
 const lastUsedCondition = '(attribute_not_exists(#lastUsedAt) OR #lastUsedAt <= :minuteAgo)';
+const lastUsedValues = (at: number) => ({
+  ':now': new Date(at).toISOString(),
+  ':minuteAgo': new Date(at - LAST_USED_EVERY_MS).toISOString(),
+});
 
 /** `lastUsedAt`, at most once a minute: one conditional UpdateItem when it is due, none otherwise. */
 async function touch(stored: StoredLink, at: number): Promise<void> {
@@ -282,20 +302,20 @@ async function touch(stored: StoredLink, at: number): Promise<void> {
       linkKey(stored.documentId, stored.id),
       'SET #lastUsedAt = :now',
       { '#lastUsedAt': 'lastUsedAt' },
-      { ':now': new Date(at).toISOString(), ':minuteAgo': new Date(at - LAST_USED_EVERY_MS).toISOString() },
+      lastUsedValues(at),
       `attribute_exists(PK) AND ${lastUsedCondition}`,
     ),
   );
 }
 
 /**
- * Claims one password check in the link's window, before the check runs, with one conditional
- * UpdateItem: a new window when none is open, else one more try while fewer than LOCK_TRIES are
- * counted. So parallel guesses never get more than LOCK_TRIES checks in a window: the eleventh
- * claim fails and is 429. Racing claims that both found no window open: one makes it, the other
- * counts in it (the failed condition hands back the item as it is). Returns the window's end.
+ * A wrong password, counted in the link's window with one conditional UpdateItem: a new window
+ * when none is open, else one more try while fewer than LOCK_TRIES are counted. Only a counted
+ * try may answer 401: the eleventh in a window fails its condition and is 429. Racing guesses
+ * that both found no window open: one opens it, the other counts in it (the failed condition
+ * hands back the item as it is).
  */
-async function claimCheck(stored: StoredLink, at: number): Promise<number> {
+async function countWrongTry(stored: StoredLink, at: number): Promise<void> {
   const key = linkKey(stored.documentId, stored.id);
   const names = { '#lock': 'lock', '#until': 'until', '#tries': 'tries' };
   let lock = stored.lock;
@@ -320,25 +340,47 @@ async function claimCheck(stored: StoredLink, at: number): Promise<number> {
             'attribute_exists(PK) AND (attribute_not_exists(#lock) OR #lock.#until <= :now)',
           ),
         );
-    if (result.updated) return open ? lock!.until : at + LOCK_WINDOW_MS;
+    if (result.updated) return;
     const current = result.item as StoredLink | undefined;
     if (!current) throw linkNotFound(); // revoked meanwhile
+    if (isLocked(current, at)) throw locked(current.lock!.until, at);
     lock = current.lock;
-    if (lock && lock.until > at && lock.tries >= LOCK_TRIES) throw locked(lock.until, at);
   }
   throw throttled('Too many password checks at once for this link; retry shortly.');
 }
 
-/** A right password: its claim given back (it was not a wrong try), and `lastUsedAt` when due, in one UpdateItem. */
-async function giveBack(stored: StoredLink, window: number, at: number): Promise<void> {
-  const due = lastUsedDue(stored, at);
-  await updateItem(
-    update(
-      linkKey(stored.documentId, stored.id),
-      `SET #lock.#tries = #lock.#tries - :one${due ? ', #lastUsedAt = :now' : ''}`,
-      { '#lock': 'lock', '#until': 'until', '#tries': 'tries', ...(due ? { '#lastUsedAt': 'lastUsedAt' } : {}) },
-      { ':one': 1, ':zero': 0, ':until': window, ...(due ? { ':now': new Date(at).toISOString() } : {}) },
-      '#lock.#until = :until AND #lock.#tries > :zero',
+/**
+ * A right password: the link as it is after the check, not locked (and not revoked) meanwhile.
+ * When `lastUsedAt` is due, one UpdateItem that sets it on that condition; otherwise one strongly
+ * consistent read of the link, with the content item when there is one to read. Returns what
+ * that read found.
+ */
+async function confirmOpen(stored: StoredLink, at: number, contentKey: Key | undefined): Promise<Lookup> {
+  const key = linkKey(stored.documentId, stored.id);
+  if (!lastUsedDue(stored, at)) {
+    const found = await getItems([key, ...(contentKey ? [contentKey] : [])]);
+    const current = found(key) as StoredLink | undefined;
+    if (!current) throw linkNotFound(); // revoked meanwhile
+    if (isLocked(current, at)) throw locked(current.lock!.until, at);
+    return found;
+  }
+  const [result, found] = await Promise.all([
+    updateItem(
+      update(
+        key,
+        'SET #lastUsedAt = :now',
+        { '#lastUsedAt': 'lastUsedAt', '#lock': 'lock', '#until': 'until', '#tries': 'tries' },
+        { ...lastUsedValues(at), ':max': LOCK_TRIES, ':at': at },
+        `attribute_exists(PK) AND (attribute_not_exists(#lock) OR #lock.#until <= :at OR #lock.#tries < :max) AND ${lastUsedCondition}`,
+      ),
     ),
-  );
+    contentKey ? getItems([contentKey]) : Promise.resolve<Lookup>(() => undefined),
+  ]);
+  if (!result.updated) {
+    const current = result.item as StoredLink | undefined;
+    if (!current) throw linkNotFound(); // revoked meanwhile
+    if (isLocked(current, at)) throw locked(current.lock!.until, at);
+    // Otherwise only `lastUsedAt` was fresh: another open wrote it meanwhile.
+  }
+  return found;
 }
