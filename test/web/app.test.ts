@@ -82,6 +82,9 @@ describe('serving the app beside the API', () => {
     await expect((await fetch(`${ctx.svc.url}/config.json`)).json()).resolves.toEqual({ apiBase: '/', signIn: 'development' });
     // A missing asset is a 404, not the page; an unknown API path is the API's problem+json.
     expect((await fetch(`${ctx.svc.url}/app/assets/missing.js`)).status).toBe(404);
+    // A share link's page is a route although its token has dots.
+    const shared = await fetch(`${ctx.svc.url}/app/s/r1abc.d1xyz.s3cr3t`);
+    expect([shared.status, shared.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
     const api404 = await fetch(`${ctx.svc.url}/no/such/route`);
     expect(api404.headers.get('content-type')).toMatch(/problem\+json/);
     expect((await fetch(`${ctx.svc.url}/app/../config.json`)).status).toBe(200);
