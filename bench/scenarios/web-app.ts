@@ -69,14 +69,15 @@ function scrollThrough(page: Page, steps: number): Promise<{ frames: number[]; m
   return page.evaluate(async (steps) => {
     const d = (globalThis as any).document;
     const list = d.querySelector('[role=listbox]');
-    const frame = () => new Promise((resolve) => (globalThis as any).requestAnimationFrame(resolve));
+    // No named function in here: tsx (esbuild keepNames) would wrap it in a `__name` the page lacks.
+    const raf = (globalThis as any).requestAnimationFrame;
     const frames: number[] = [];
     let maxRows = 0;
     for (let i = 1; i <= steps; i++) {
       const started = performance.now();
       list.scrollTop = ((list.scrollHeight - list.clientHeight) * i) / steps;
-      await frame();
-      await frame();
+      await new Promise((resolve) => raf(resolve));
+      await new Promise((resolve) => raf(resolve));
       frames.push(performance.now() - started);
       maxRows = Math.max(maxRows, list.querySelectorAll('[role=option]').length);
     }
