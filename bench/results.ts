@@ -128,6 +128,16 @@ export interface Results {
   /** Absent from results written before the scenario existed. */
   hashing?: HashingResult;
   links?: LinkLatencyRow[];
+  webApp?: WebAppResult;
+}
+
+/** bench/scenarios/web-app.ts: the web app in Chromium (ms from the navigation's start; frames in ms; MB/s end to end). */
+export interface WebAppResult {
+  runs: number;
+  folder: { items: number; firstRowsMs: number; allMs: number; rounds: { firstRowsMs: number; allMs: number }[] };
+  scroll: { items: number; loadMs: number; steps: number; frameP50: number; frameP95: number; frameMax: number; maxRows: number };
+  /** The upload panel against the CLI on one file; ratio: the median of the rounds' app / CLI. */
+  upload?: { mib: number; rounds: { app: number; cli: number }[]; app: number; cli: number; ratio: number };
 }
 
 /** bench/scenarios/links.ts: a link endpoint's latency, one request at a time (ms). */

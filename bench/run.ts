@@ -26,9 +26,10 @@ import { links } from './scenarios/links';
 import { scale } from './scenarios/scale';
 import { sharing } from './scenarios/sharing';
 import { throughput } from './scenarios/throughput';
+import { webApp } from './scenarios/web-app';
 import type { ServiceHandlers } from './service';
 
-const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, files, hashing, links];
+const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, files, hashing, links, webApp];
 const TABLE = 'documents-bench';
 /** The service's and the cost scenario's bundles' alike: a paging token or feed cursor made by one is good in the other. */
 const PAGING_TOKEN_SECRET = 'bench';

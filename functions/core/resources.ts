@@ -223,7 +223,12 @@ export const linkSchema = z.strictObject({
   documentId: id('The document it shares.'),
   repositoryId: id('The repository of that document.'),
   url: z.optional(
-    z.string().check(z.meta({ description: 'The address a person opens (`/s/{token}` of this service); in the first `201` only.' })),
+    z.string().check(
+      z.meta({
+        description:
+          'The address a person opens (the web app page `/app/s/{token}`, else `/s/{token}` of this service); in the first `201` only.',
+      }),
+    ),
   ),
   token: z.optional(
     z

@@ -22,9 +22,13 @@ export const operation = {
   errors: { 'not-found': notVisible('document'), forbidden: readOnly },
 } as const satisfies Operation;
 
-/** Where the link is opened: this service's own address, as the request reached it. */
+/**
+ * Where a person opens the link (`{base}/s/{token}`): the web app's page when the app's address is
+ * configured (WEB_APP_URL, e.g. `http://127.0.0.1:3000/app` under `npm start`), else this
+ * service's own public route, as the request reached it.
+ */
 const baseUrl = (headers: Record<string, string | undefined>) =>
-  `${headers['x-forwarded-proto'] ?? 'https'}://${headers.host ?? 'localhost'}`;
+  process.env.WEB_APP_URL?.replace(/\/+$/, '') || `${headers['x-forwarded-proto'] ?? 'https'}://${headers.host ?? 'localhost'}`;
 
 export const handler = writeEndpoint(
   operation,

@@ -1148,7 +1148,7 @@ export interface components {
             documentId: string;
             /** @description The repository of that document. */
             repositoryId: string;
-            /** @description The address a person opens (`/s/{token}` of this service); in the first `201` only. */
+            /** @description The address a person opens (the web app page `/app/s/{token}`, else `/s/{token}` of this service); in the first `201` only. */
             url?: string;
             /** @description The secret that opens the link (URL-safe); in the first `201` only: the service keeps only its hash. */
             token?: string;

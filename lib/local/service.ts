@@ -181,6 +181,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
     process.env.LOG_LEVEL ||= 'WARN';
     // On AWS a route's `files` sit beside its bundle; here they are read where they are.
     process.env.DOCS_ASSETS_DIR ||= docsAssetsDir();
+    // The web app is served here, under /app/: a share link's address is its page (functions/links/create-link.ts).
+    process.env.WEB_APP_URL = `${baseUrl}/app`;
 
     // Each function may call only what its IAM role grants on AWS (./permissions.ts).
     enforcePermissions(handlersDynamoDbClient());

@@ -25,6 +25,8 @@ const STAMP_FILE = join(WEB_BUILD_DIR, '.source-hash');
 const SHARED_SOURCES = ['lib/client', 'lib/files-client/protocol.ts', 'lib/files-client/errors.ts', 'lib/files-client/paths.ts'];
 
 export const APP_BASE = '/app/';
+/** `/app/s/{token}`: a share link's page (a token holds dots, so it looks like a file name). */
+const isSharePage = (path: string) => /^\/app\/s\/[^/]+$/.test(path);
 
 /** The runtime configuration the app reads at start: one build serves every environment. */
 export interface WebConfig {
@@ -105,8 +107,9 @@ export function createWebAppServer(options: {
         await readFile(file),
       );
     }
-    // An app route (no file extension): the single page; a missing file is a plain 404.
-    if (extname(path) !== '' && path !== APP_BASE) return problem(res, 404, 'Not Found', 'No such file of the app.');
+    // An app route (no file extension, or a share link's page, whose token has dots): the single page;
+    // a missing file is a plain 404.
+    if (extname(path) !== '' && path !== APP_BASE && !isSharePage(path)) return problem(res, 404, 'Not Found', 'No such file of the app.');
     const index = await readFile(join(buildDir, 'index.html')).catch(() => undefined);
     if (!index) return problem(res, 503, 'Service Unavailable', 'The web app is not built: `npm start` builds it.');
     return send(res, 200, { 'content-type': TYPES['.html']!, 'cache-control': 'no-cache', 'content-security-policy': csp }, index);

@@ -32,11 +32,12 @@ export interface WebAppProps {
   readonly destroyable?: boolean;
 }
 
-/** Rewrites an app route to the page; files (with an extension) are served as they are. */
+/** Rewrites an app route to the page; files (with an extension) are served as they are, but a share link's page (`/app/s/{token}`, dots and all) is a route. */
 export const SPA_ROUTES = `function handler(event) {
   var request = event.request;
   var uri = request.uri;
-  if (uri === '/app' || (uri.indexOf('/app/') === 0 && uri.slice(uri.lastIndexOf('/') + 1).indexOf('.') < 0)) {
+  var page = uri.indexOf('/app/s/') === 0 && uri.lastIndexOf('/') === 6;
+  if (uri === '/app' || page || (uri.indexOf('/app/') === 0 && uri.slice(uri.lastIndexOf('/') + 1).indexOf('.') < 0)) {
     request.uri = '/app/index.html';
   }
   return request;

@@ -132,7 +132,7 @@ describe('POST /document/{id}/links', () => {
     // At least 128 random bits, URL-safe: the secret alone is 32 base64url characters (192 bits).
     expect(link.token).toMatch(/^[A-Za-z0-9_.-]+$/);
     expect(link.token!.split('.').at(-1)).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(link.url).toMatch(new RegExp(`^https?://[^/]+/s/${link.token!.replace(/\./g, '\\.')}$`));
+    expect(link.url).toMatch(new RegExp(`^https?://[^/]+/app/s/${link.token!.replace(/\./g, '\\.')}$`));
     const again = ensure(await ctx.viewer.api.get(`/links/${link.id}`), 200).body as Link;
     expect(again).toEqual({ ...link, url: undefined, token: undefined });
     expect('token' in again || 'url' in again).toBe(false);

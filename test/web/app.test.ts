@@ -82,6 +82,9 @@ describe('serving the app beside the API', () => {
     await expect((await fetch(`${ctx.svc.url}/config.json`)).json()).resolves.toEqual({ apiBase: '/', signIn: 'development' });
     // A missing asset is a 404, not the page; an unknown API path is the API's problem+json.
     expect((await fetch(`${ctx.svc.url}/app/assets/missing.js`)).status).toBe(404);
+    // A share link's page is a route although its token has dots.
+    const shared = await fetch(`${ctx.svc.url}/app/s/r1abc.d1xyz.s3cr3t`);
+    expect([shared.status, shared.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
     const api404 = await fetch(`${ctx.svc.url}/no/such/route`);
     expect(api404.headers.get('content-type')).toMatch(/problem\+json/);
     expect((await fetch(`${ctx.svc.url}/app/../config.json`)).status).toBe(200);
@@ -365,6 +368,92 @@ describe('journeys', () => {
     await expectAccessible(page, 'members');
     await page.getByRole('button', { name: `Remove ${guest}` }).click();
     await expect.poll(async () => (await api.GET('/{id}/members', { params: { path: { id: repo.id } } })).data!.items.length).toBe(1);
+  });
+
+  it('search: the header box finds a document just made, its snippet marked, announced; Enter opens it; nothing found says so', async () => {
+    const owner = unique('finder');
+    const api = await apiOf(owner);
+    const repo = (await api.POST('/', { body: { name: 'Findings' } })).data!;
+    const word = `zq${randomBytes(3).toString('hex')}`;
+    const doc = (
+      await api.POST('/document', {
+        body: {
+          folderId: repo.rootFolderId,
+          name: 'budget-notes.txt',
+          content: `Plans for the year. The ${word} figures: costs < income & <b>grew</b> in spring.`,
+          contentType: 'text/plain',
+        },
+      })
+    ).data!;
+    await ctx.svc.worker.settled(); // indexed
+    const page = await signedIn(owner);
+    await page.goto(`/app/repo/${repo.id}`);
+    const box = page.getByRole('searchbox', { name: 'Search' });
+    await box.fill(word);
+    await box.press('Enter');
+    const result = page.getByRole('list', { name: 'Results' }).getByRole('link', { name: /budget-notes\.txt/ });
+    await result.waitFor();
+    // The highlight is a <mark> around plain text: the server's text is never parsed as HTML.
+    await expect(page.locator('.snippet mark').allTextContents()).resolves.toEqual([word]);
+    await expect(page.locator('.snippet').textContent()).resolves.toContain('costs < income');
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('1 result');
+    await expectAccessible(page, 'search-results');
+    await page.getByLabel('Kind').selectOption('folder');
+    await page.locator('main').getByText(`Nothing found for "${word}".`).waitFor();
+    await page.getByLabel('Kind').selectOption('document');
+    await result.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'budget-notes.txt' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/app/repo/${repo.id}/doc/${doc.id}`);
+  });
+
+  it('share link: made with a password and copied once; opened without sign-in, a wrong password refused, the right one downloads; revoked, not found', async () => {
+    const owner = unique('sharer');
+    const api = await apiOf(owner);
+    const repo = (await api.POST('/', { body: { name: 'Shares' } })).data!;
+    const content = `shared words ${randomBytes(4).toString('hex')}`;
+    const doc = (
+      await api.POST('/document', { body: { folderId: repo.rootFolderId, name: 'handout.txt', content, contentType: 'text/plain' } })
+    ).data!;
+    const page = await signedIn(owner);
+    await page.goto(`/app/repo/${repo.id}/doc/${doc.id}`);
+    await page.getByRole('button', { name: 'Share link' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Share link' });
+    await dialog.getByText('No share links yet.').waitFor();
+    await dialog.getByLabel('Password').fill('correct horse');
+    await dialog.getByRole('button', { name: 'Create link' }).click();
+    const address = await dialog.getByLabel('Link address').inputValue();
+    // The service points the link at the app's page for the token.
+    expect(address).toMatch(new RegExp(`^${ctx.svc.url}/app/s/[A-Za-z0-9_.-]+$`));
+    await dialog.getByRole('cell', { name: 'Yes' }).waitFor();
+    await expectAccessible(page, 'share-link');
+
+    // Someone else, in a browser with no sign-in at all.
+    const context = await browser.newContext();
+    contexts.push(context);
+    const visitor = await context.newPage();
+    visitor.on('pageerror', (error) => pageErrors.push(`visitor: ${error.message}`));
+    await visitor.goto(address);
+    await visitor.getByRole('paragraph').filter({ hasText: 'This link has a password.' }).waitFor();
+    await expectAccessible(visitor, 'shared-password');
+    await visitor.getByLabel('Password').fill('wrong horse');
+    await visitor.getByRole('button', { name: 'Open' }).click();
+    await visitor.getByRole('alert').filter({ hasText: 'That password is wrong.' }).waitFor();
+    await visitor.getByLabel('Password').fill('correct horse');
+    await visitor.getByRole('button', { name: 'Open' }).click();
+    await visitor.getByRole('heading', { name: 'handout.txt' }).waitFor();
+    await expectAccessible(visitor, 'shared-document');
+    const [download] = await Promise.all([visitor.waitForEvent('download'), visitor.getByRole('button', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toBe('handout.txt');
+    const saved = await download.createReadStream();
+    const chunks: Buffer[] = [];
+    for await (const chunk of saved) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(content);
+
+    await dialog.getByRole('button', { name: /^Revoke: / }).click();
+    await dialog.getByText('No share links yet.').waitFor();
+    await visitor.reload();
+    await visitor.getByRole('heading', { name: 'Link not found' }).waitFor();
   });
 
   it('no journey met a script error', () => {

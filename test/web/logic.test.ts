@@ -2,13 +2,16 @@
  * The web app's logic without a browser: name clash decisions (web/src/upload/clash.ts), the
  * change feed follower (web/src/feed.ts), and the upload protocol both clients share
  * (lib/files-client/protocol.ts): missing parts only, fresh URLs when one is refused or its
- * credentials expired, retries with backoff, stop on abort, `complete` waiting on 202.
+ * credentials expired, retries with backoff, stop on abort, `complete` waiting on 202. Search
+ * snippets' highlights (web/src/highlight.ts) and the routes of search and share links.
  */
 import { describe, expect, it } from 'vitest';
 import type { DocumentsClient } from '#lib/client/index';
 import type { Upload } from '#lib/files-client/paths';
 import { completeUpload, PartRefused, sendMissingParts, UploadFailed, UploadStopped } from '#lib/files-client/protocol';
 import { type Change, followFeed } from '../../web/src/feed';
+import { highlightPieces } from '../../web/src/highlight';
+import { href, parseRoute } from '../../web/src/routes';
 import { type ClashChoice, clashPolicy, freeName } from '../../web/src/upload/clash';
 
 describe('name clashes', () => {
@@ -223,5 +226,76 @@ describe('the upload protocol shared by the CLI and the web app', () => {
     });
     expect(document).toMatchObject({ id: 'd' });
     expect(resent).toBe(1);
+  });
+});
+
+describe('search snippets', () => {
+  const marked = (text: string, highlights: number[][]) =>
+    highlightPieces(text, highlights)
+      .map((p) => (p.mark ? `[${p.text}]` : p.text))
+      .join('');
+
+  it('marks each [start, end) range of the text, in UTF-16 code units, and keeps every character once', () => {
+    expect(marked('the quarterly report', [[4, 13]])).toBe('the [quarterly] report');
+    expect(
+      marked('a b c', [
+        [4, 5],
+        [0, 1],
+      ]),
+    ).toBe('[a] b [c]');
+    // An emoji is two code units: the offsets count them as JavaScript does.
+    expect(marked('😀 plan', [[3, 7]])).toBe('😀 [plan]');
+  });
+
+  it('merges overlapping or touching ranges, clamps those out of range, ignores empty or reversed ones', () => {
+    expect(
+      marked('abcdef', [
+        [0, 3],
+        [2, 5],
+      ]),
+    ).toBe('[abcde]f');
+    expect(
+      marked('abcdef', [
+        [0, 2],
+        [2, 4],
+      ]),
+    ).toBe('[abcd]ef');
+    expect(
+      marked('abc', [
+        [-5, 1],
+        [2, 99],
+      ]),
+    ).toBe('[a]b[c]');
+    expect(
+      marked('abc', [
+        [2, 2],
+        [3, 1],
+        [Number.NaN, 2],
+      ]),
+    ).toBe('[ab]c');
+    expect(marked('', [[0, 4]])).toBe('');
+  });
+
+  it('leaves markup in the text as text: pieces are strings, never HTML', () => {
+    const pieces = highlightPieces('<img src=x onerror=alert(1)> plan', [[29, 33]]);
+    expect(pieces).toEqual([
+      { text: '<img src=x onerror=alert(1)> ', mark: false },
+      { text: 'plan', mark: true },
+    ]);
+  });
+});
+
+describe('routes of search and share links', () => {
+  it('reads the search query and its filters, and writes them back', () => {
+    const address = href.search('plan & "budget"', { kind: 'document', repositoryId: 'r1' });
+    const url = new URL(address, 'http://app');
+    expect(parseRoute(url.pathname, url.search)).toEqual({ name: 'search', q: 'plan & "budget"', kind: 'document', repositoryId: 'r1' });
+    expect(parseRoute('/app/search', '?q=x&kind=other')).toEqual({ name: 'search', q: 'x' });
+  });
+
+  it("takes a share link's token whole, dots included", () => {
+    const token = 'r1abc.d1xyz.s3cr3t_-A';
+    expect(parseRoute(href.shared(token))).toEqual({ name: 'shared', token });
+    expect(parseRoute('/app/s/a/b')).toEqual({ name: 'not-found' });
   });
 });

@@ -22,6 +22,9 @@ describe('the CloudFront Functions', () => {
     expect(run(SPA_ROUTES, '/app/')).toBe('/app/index.html');
     expect(run(SPA_ROUTES, '/app')).toBe('/app/index.html');
     expect(run(SPA_ROUTES, '/app/assets/index-abc.js')).toBe('/app/assets/index-abc.js');
+    // A share link's page: its token has dots, yet it is a route, not a file.
+    expect(run(SPA_ROUTES, '/app/s/r1abc.d1.secret_-x')).toBe('/app/index.html');
+    expect(run(SPA_ROUTES, '/app/s/x/y.js')).toBe('/app/s/x/y.js');
     expect(run(SPA_ROUTES, '/config.json')).toBe('/config.json');
     expect(run(SPA_ROUTES, '/other')).toBe('/other');
   });

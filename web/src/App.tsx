@@ -1,3 +1,4 @@
+import { SearchBox } from './components/SearchBox';
 import { UploadPanel } from './components/UploadPanel';
 import { LiveRegion, Toast } from './components/ui';
 import { t } from './messages';
@@ -5,6 +6,8 @@ import { href, onLinkClick, route } from './router';
 import { DocumentScreen } from './screens/Document';
 import { Folder } from './screens/Folder';
 import { Repositories } from './screens/Repositories';
+import { Search } from './screens/Search';
+import { SharedLink } from './screens/Shared';
 import { SignIn } from './screens/SignIn';
 import { Trash } from './screens/Trash';
 import { signOut, user } from './session';
@@ -26,6 +29,8 @@ function Screen() {
       return <DocumentScreen key={current.documentId} repositoryId={current.repositoryId} documentId={current.documentId} />;
     case 'trash':
       return <Trash repositoryId={current.repositoryId} />;
+    case 'search':
+      return <Search q={current.q} kind={current.kind} repositoryId={current.repositoryId} />;
     default:
       return (
         <main id="main">
@@ -47,6 +52,7 @@ export function App() {
         <a href={href.repositories()} class="brand">
           {t.appName}
         </a>
+        {user.value && <SearchBox />}
         {user.value && (
           <span class="who">
             {t.signedInAs(user.value)}{' '}
@@ -56,7 +62,13 @@ export function App() {
           </span>
         )}
       </header>
-      {user.value ? <Screen /> : <SignIn />}
+      {route.value.name === 'shared' ? (
+        <SharedLink key={route.value.token} token={route.value.token} />
+      ) : user.value ? (
+        <Screen />
+      ) : (
+        <SignIn />
+      )}
       <UploadPanel />
       <Toast />
       <LiveRegion />

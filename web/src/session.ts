@@ -16,13 +16,18 @@ export const user = signal<string | undefined>(undefined);
 let token: string | undefined;
 let config: WebConfig = { apiBase: '/', signIn: 'development' };
 export let api: DocumentsClient = createDocumentsClient(location.origin);
+/** The same client without credentials: the public routes of share links (`/s/{token}`) need none. */
+let anonymous: DocumentsClient = createDocumentsClient(location.origin);
+export const publicApi = () => anonymous;
 
 const USER_KEY = 'documents.user';
 
 export async function loadSession(): Promise<void> {
   const answer = await fetch('/config.json', { cache: 'no-cache' });
   if (answer.ok) config = (await answer.json()) as WebConfig;
-  api = createDocumentsClient(new URL(config.apiBase, location.origin).href.replace(/\/+$/, ''), { token: () => token ?? '' });
+  const base = new URL(config.apiBase, location.origin).href.replace(/\/+$/, '');
+  api = createDocumentsClient(base, { token: () => token ?? '' });
+  anonymous = createDocumentsClient(base);
   const remembered = sessionStorage.getItem(USER_KEY);
   if (remembered) await signIn(remembered).catch(() => sessionStorage.removeItem(USER_KEY));
 }

@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Document as Doc, Repository } from '../../../lib/client/index';
 import { expectData } from '../../../lib/files-client/errors';
+import { ShareLinks } from '../components/ShareLinks';
 import { announce, ErrorText, showToast } from '../components/ui';
 import { formatDate, formatSize } from '../format';
 import { t } from '../messages';
@@ -30,6 +31,7 @@ export function DocumentScreen(props: { repositoryId: string; documentId: string
   const [blobUrl, setBlobUrl] = useState<string>();
   const [revisions, setRevisions] = useState<{ version: number; updatedAt: string; updatedBy: string; size: number }[]>([]);
   const [error, setError] = useState<unknown>();
+  const [sharing, setSharing] = useState(false);
   const id = props.documentId;
   const canWrite = repo?.role === 'owner' || repo?.role === 'editor';
 
@@ -91,6 +93,10 @@ export function DocumentScreen(props: { repositoryId: string; documentId: string
       <p class="muted">
         {t.version(doc.version)} · {formatSize(doc.size)} · {formatDate(doc.updatedAt)} · {doc.updatedBy}
       </p>
+      <button type="button" onClick={() => setSharing(true)}>
+        {t.share}
+      </button>
+      {sharing && <ShareLinks documentId={id} canWrite={canWrite} onClose={() => setSharing(false)} />}
       <ErrorText error={error} />
       {theirs ? (
         <section aria-labelledby="conflict-title" class="conflict">
