@@ -192,7 +192,8 @@ function parseEnvironment(name: string, entry: unknown): DeploymentConfig {
   ) {
     fail('signInDomainPrefix', 'lower-case letters, digits and hyphens (at most 63), without "aws", "amazon" or "cognito"');
   }
-  if (prefix !== undefined && issuer !== undefined) throw new Error(`${at}: signInDomainPrefix is for the stack's own user pool, not with jwtIssuer.`);
+  if (prefix !== undefined && issuer !== undefined)
+    throw new Error(`${at}: signInDomainPrefix is for the stack's own user pool, not with jwtIssuer.`);
   const logLevel = entry.logLevel ?? 'INFO';
   if (!(LOG_LEVELS as readonly unknown[]).includes(logLevel)) fail('logLevel', `one of ${LOG_LEVELS.join(', ')}`);
 

@@ -153,6 +153,7 @@ export class DocumentsStack extends Stack {
         fileBucketOrigin: `https://*.s3.${Aws.REGION}.amazonaws.com`,
         ...(props.webBuildDir ? { buildDir: props.webBuildDir } : {}),
         destroyable: config.destroyable,
+        logRetention,
       });
     }
     const auth = new ApiAuth(this, 'Auth', {
@@ -165,7 +166,7 @@ export class DocumentsStack extends Stack {
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
-        'Every route of the route table has the JWT authorizer except the ones marked public (the API description and its docs page; the two share-link routes, which check the link token themselves; the web app\'s sign-in routes, which are how a token is got) and $default, which only answers 404/405 and touches no data.',
+        "Every route of the route table has the JWT authorizer except the ones marked public (the API description and its docs page; the two share-link routes, which check the link token themselves; the web app's sign-in routes, which are how a token is got) and $default, which only answers 404/405 and touches no data.",
     });
 
     const stage = api.addStage('DefaultStage', {
@@ -210,7 +211,8 @@ export class DocumentsStack extends Stack {
     if (cookieKey) {
       Validations.of(cookieKey).acknowledge({
         id: 'AwsSolutions-SMG4',
-        reason: 'The key seals the sign-in cookies; rotating it signs every browser out, which is what a rotation would be for: do it by hand (docs/operations.md).',
+        reason:
+          'The key seals the sign-in cookies; rotating it signs every browser out, which is what a rotation would be for: do it by hand (docs/operations.md).',
       });
     }
     const signInFunctionFor = (scope: Construct, route: (typeof signInRoutes)[number]) => {

@@ -19,6 +19,7 @@
 import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as deployment from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
@@ -31,6 +32,8 @@ export interface WebAppProps {
   /** Origin of the file bucket, for the CSP's connect-src (parts and downloads go straight to it). */
   readonly fileBucketOrigin: string;
   readonly destroyable?: boolean;
+  /** How long the deployment function's logs are kept (CDK would keep them forever). */
+  readonly logRetention?: RetentionDays;
 }
 
 /** Rewrites an app route to the page; files (with an extension) are served as they are. */
@@ -78,7 +81,8 @@ export class WebApp extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      removalPolicy: props.destroyable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      // Kept once made (a failed first deploy removes it), like the service's other buckets.
+      removalPolicy: props.destroyable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       autoDeleteObjects: props.destroyable ?? false,
     });
 
@@ -128,9 +132,15 @@ export class WebApp extends Construct {
     });
     this.origin = `https://${this.distribution.distributionDomainName}`;
 
+    // CDK's deployment function logs here: kept as long as the service's logs, gone with a throwaway stack.
+    const logGroup = new LogGroup(this, 'DeploymentLogs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.destroyable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    });
     // The runtime configuration: the same build, this environment's API.
     new deployment.BucketDeployment(this, 'Config', {
       destinationBucket: this.bucket,
+      logGroup,
       sources: [deployment.Source.jsonData('config.json', { apiBase: '/api/', signIn: 'cognito' })],
       cacheControl: [deployment.CacheControl.noCache()],
       prune: false,
@@ -139,6 +149,7 @@ export class WebApp extends Construct {
       // Hashed assets: cached for a year; index.html: revalidated on every visit (new builds show at once).
       new deployment.BucketDeployment(this, 'Assets', {
         destinationBucket: this.bucket,
+        logGroup,
         destinationKeyPrefix: 'app/assets/',
         sources: [deployment.Source.asset(`${props.buildDir}/assets`)],
         cacheControl: [deployment.CacheControl.fromString('public, max-age=31536000, immutable')],
@@ -146,6 +157,7 @@ export class WebApp extends Construct {
       });
       new deployment.BucketDeployment(this, 'Page', {
         destinationBucket: this.bucket,
+        logGroup,
         destinationKeyPrefix: 'app/',
         sources: [deployment.Source.asset(props.buildDir, { exclude: ['assets/**', '.vite/**', '.source-hash'] })],
         cacheControl: [deployment.CacheControl.noCache()],
