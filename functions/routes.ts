@@ -558,7 +558,7 @@ export const routes: readonly Route[] = [
  * token-mediating routes, public (they are how a token is got) and reading nothing but the
  * sealed-cookie key (functions/auth/session.ts). The stack adds them only with its own Cognito
  * user pool (not with an external `jwtIssuer`); the local service has none of them, as it has no
- * Cognito (its development sign-in is lib/local/web-app.ts). They are not part of the documents
+ * Cognito (it has a development sign-in of its own instead). They are not part of the documents
  * API (openapi.json): redirects and cookies for a browser, not resources.
  */
 export const signInRoutes: readonly Route[] = [

@@ -37,7 +37,7 @@ describe('the distribution', () => {
     expect(JSON.stringify(appBucket.DomainName)).toContain('WebAppBucket');
     // The API's own endpoint (its host taken from HttpApi.apiEndpoint), uncached, every method.
     const api = origins[behaviours['/api/*'].TargetOriginId];
-    expect(JSON.stringify(api.DomainName)).toMatch(/"Ref":"Api[0-9A-F]{8}"/);
+    expect(JSON.stringify(api.DomainName)).toMatch(/"Api[0-9A-F]{8}"/);
     expect(api.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
     expect(behaviours['/api/*'].AllowedMethods).toEqual(expect.arrayContaining(['GET', 'POST', 'PUT', 'DELETE']));
     expect(behaviours['/api/*'].CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad'); // CachingDisabled
@@ -137,7 +137,7 @@ describe('the sign-in (Cognito managed login through /auth/*)', () => {
     expect(WEB_SESSION_DAYS * 24 * 3600).toBe(SESSION_MAX_AGE_SECONDS);
     expect(webClient.Properties).toMatchObject({
       RefreshTokenValidity: WEB_SESSION_DAYS * 24 * 60,
-      TokenValidityUnits: { refreshToken: 'minutes' },
+      TokenValidityUnits: { RefreshToken: 'minutes' },
     });
     const [, domain] = only('AWS::Cognito::UserPoolDomain');
     expect(domain.Properties.ManagedLoginVersion).toBe(2);
