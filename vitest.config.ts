@@ -27,6 +27,8 @@ const FAST = [
   'test/web/logic.test.ts',
   'test/web/bundle.test.ts',
   'test/web/stack-web-app.test.ts',
+  'test/auth/**/*.test.ts',
+  'test/infra/web-app-stack.test.ts',
   'test/web/stack-web-app-hosting.test.ts',
   'test/search/query.test.ts',
   'test/infra/stack-size.test.ts',

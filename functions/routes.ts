@@ -554,6 +554,21 @@ export const routes: readonly Route[] = [
 ];
 
 /**
+ * The web app's sign-in (docs/web-app.md: Deployed): Cognito's managed login through these
+ * token-mediating routes, public (they are how a token is got) and reading nothing but the
+ * sealed-cookie key (functions/auth/session.ts). The stack adds them only with its own Cognito
+ * user pool (not with an external `jwtIssuer`); the local service has none of them, as it has no
+ * Cognito (it has a development sign-in of its own instead). They are not part of the documents
+ * API (openapi.json): redirects and cookies for a browser, not resources.
+ */
+export const signInRoutes: readonly Route[] = [
+  { name: 'SignInLogin', method: 'GET', path: '/auth/login', handler: 'auth/login' as HandlerPath, dynamodb: [], public: true },
+  { name: 'SignInCallback', method: 'GET', path: '/auth/callback', handler: 'auth/callback' as HandlerPath, dynamodb: [], public: true },
+  { name: 'SignInRefresh', method: 'POST', path: '/auth/refresh', handler: 'auth/refresh' as HandlerPath, dynamodb: [], public: true },
+  { name: 'SignInLogout', method: 'GET', path: '/auth/logout', handler: 'auth/logout' as HandlerPath, dynamodb: [], public: true },
+];
+
+/**
  * API Gateway's `$default` route: whatever matches no route above. It answers 404 for an
  * unknown path and 405 (with `Allow`) for a known path asked with another method. Public,
  * so a wrong URL is reported as such even without a token.

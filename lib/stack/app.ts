@@ -20,11 +20,13 @@ export function projectContext(): Record<string, unknown> {
   return cdkJson.context ?? {};
 }
 
-export function buildApp(props: AppProps = {}): { app: App; stack: DocumentsStack } {
+/** `webBuildDir`: the web app's build to deploy (bin/app.ts makes it); the tests leave it out. */
+export function buildApp(props: AppProps = {}, { webBuildDir }: { webBuildDir?: string } = {}): { app: App; stack: DocumentsStack } {
   const app = new App(props);
   const config = readConfig((key) => app.node.tryGetContext(key));
   const stack = new DocumentsStack(app, config.stackName, {
     config,
+    ...(webBuildDir ? { webBuildDir } : {}),
     // The environment's account and region when it names them (a deploy with credentials for
     // another account then fails); otherwise those of the deploying credentials.
     env: { account: config.account ?? process.env.CDK_DEFAULT_ACCOUNT, region: config.region ?? process.env.CDK_DEFAULT_REGION },

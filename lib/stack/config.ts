@@ -45,6 +45,11 @@ export interface DeploymentConfig {
   readonly logLevel: LogLevel;
   /** Each repository's storage quota in bytes (`quotaBytes`); unset: 10 GiB (functions/core/limits.ts). */
   readonly quotaBytes?: number;
+  /**
+   * The prefix of the web app's Cognito domain (`signInDomainPrefix`: `<prefix>.auth.<region>.amazoncognito.com`,
+   * unique in the region); unset: `<stack name in lower case>-<account>`. Only with the stack's own user pool.
+   */
+  readonly signInDomainPrefix?: string;
 }
 
 export const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -65,6 +70,7 @@ const OPTIONAL = [
   'reserveConcurrency',
   'dashboard',
   'logLevel',
+  'signInDomainPrefix',
 ] as const;
 /** Settings that used to be separate `-c` flags: now only in an environment entry. */
 const MOVED = ['jwtIssuer', 'jwtAudience', 'corsOrigins', 'throttleRate', 'throttleBurst', 'logRetentionDays', 'destroyable', 'stackName'];
@@ -178,6 +184,16 @@ function parseEnvironment(name: string, entry: unknown): DeploymentConfig {
   for (const key of ['reserveConcurrency', 'dashboard'] as const) {
     if (entry[key] !== undefined && typeof entry[key] !== 'boolean') fail(key, 'true or false');
   }
+  // Cognito: lower-case letters, digits and hyphens, 1 to 63, not starting or ending with a hyphen, and no "aws", "amazon" or "cognito".
+  const prefix = entry.signInDomainPrefix;
+  if (
+    prefix !== undefined &&
+    (typeof prefix !== 'string' || !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(prefix) || /aws|amazon|cognito/.test(prefix))
+  ) {
+    fail('signInDomainPrefix', 'lower-case letters, digits and hyphens (at most 63), without "aws", "amazon" or "cognito"');
+  }
+  if (prefix !== undefined && issuer !== undefined)
+    throw new Error(`${at}: signInDomainPrefix is for the stack's own user pool, not with jwtIssuer.`);
   const logLevel = entry.logLevel ?? 'INFO';
   if (!(LOG_LEVELS as readonly unknown[]).includes(logLevel)) fail('logLevel', `one of ${LOG_LEVELS.join(', ')}`);
 
@@ -198,6 +214,7 @@ function parseEnvironment(name: string, entry: unknown): DeploymentConfig {
     dashboard: entry.dashboard === true,
     logLevel: logLevel as LogLevel,
     ...(entry.quotaBytes !== undefined ? { quotaBytes: positiveInteger('quotaBytes') } : {}),
+    ...(prefix !== undefined ? { signInDomainPrefix: prefix as string } : {}),
   };
 }
 

@@ -4,7 +4,7 @@
  * wrong URLs. Nothing about a route is written here: adding a route to the table adds its
  * function, its integration, its authorizer binding and its IAM policy.
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Lazy, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   type CfnStage,
@@ -23,7 +23,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { fileKeyPrefix } from '#core/bucket';
-import { fallbackRoute, finaliserFunction, routes } from '#functions/routes';
+import { fallbackRoute, finaliserFunction, routes, signInRoutes } from '#functions/routes';
 import { tableDefinition } from '#lib/table';
 import { ApiAuth } from './auth';
 import { BackgroundWorker } from './background-worker';
@@ -34,9 +34,12 @@ import { RouteFunction } from './route-function';
 import { RouteGroups } from './route-groups';
 import { samLocalRequested } from './sam-local';
 import { SearchIndex } from './search-index';
+import { WebApp } from './web-app';
 
 export interface DocumentsStackProps extends StackProps {
   readonly config: DeploymentConfig;
+  /** The web app's build (web/dist) to deploy with the stack; unset: the hosting and config.json only. */
+  readonly webBuildDir?: string;
 }
 
 export class DocumentsStack extends Stack {
@@ -74,9 +77,14 @@ export class DocumentsStack extends Stack {
         'The key only signs short-lived list positions; rotating it would invalidate every outstanding nextToken, and a forged token can only start a page inside a list the caller may already read.',
     });
 
+    // The web app's distribution (made below, once the API exists), except in the sam local
+    // template, which is never deployed: SAM serves no CloudFront.
+    const withWebApp = !samLocalRequested(this.node.tryGetContext('samLocal'));
+    let webApp: WebApp | undefined;
     // File bytes (lib/stack/file-bucket.ts); functions whose route declares S3 actions get its name.
     const files = new FileBucket(this, 'Files', {
-      corsOrigins: config.corsOrigins,
+      // The app's origin too: parts and downloads go from the app straight to the bucket.
+      corsOrigins: withWebApp ? [...config.corsOrigins, Lazy.string({ produce: () => webApp!.origin })] : config.corsOrigins,
       removalPolicy,
       // A throwaway stack empties its buckets on delete, or `cdk destroy` fails on them (not in the
       // sam local template, which is never deployed: its function would be one more to serve).
@@ -137,11 +145,28 @@ export class DocumentsStack extends Stack {
           }
         : {}),
     });
-    const auth = new ApiAuth(this, 'Auth', { api, ...(config.jwt ? { jwt: config.jwt } : {}), removalPolicy });
+    if (withWebApp) {
+      webApp = new WebApp(this, 'WebApp', {
+        apiEndpoint: api.apiEndpoint,
+        // The CSP's connect-src names the region's S3 hosts, not the file bucket's own: the bucket's
+        // CORS names the distribution, so the distribution naming the bucket would be a cycle.
+        fileBucketOrigin: `https://*.s3.${Aws.REGION}.amazonaws.com`,
+        ...(props.webBuildDir ? { buildDir: props.webBuildDir } : {}),
+        destroyable: config.destroyable,
+        logRetention,
+      });
+    }
+    const auth = new ApiAuth(this, 'Auth', {
+      api,
+      ...(config.jwt ? { jwt: config.jwt } : {}),
+      removalPolicy,
+      ...(webApp ? { webOrigin: webApp.origin } : {}),
+      ...(config.signInDomainPrefix ? { signInDomainPrefix: config.signInDomainPrefix } : {}),
+    });
     Validations.of(api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:
-        'Every route of the route table has the JWT authorizer except the ones marked public (the API description and its docs page; the two share-link routes, which check the link token themselves) and $default, which only answers 404/405 and touches no data.',
+        "Every route of the route table has the JWT authorizer except the ones marked public (the API description and its docs page; the two share-link routes, which check the link token themselves; the web app's sign-in routes, which are how a token is got) and $default, which only answers 404/405 and touches no data.",
     });
 
     const stage = api.addStage('DefaultStage', {
@@ -172,21 +197,62 @@ export class DocumentsStack extends Stack {
       },
     });
 
+    // The web app's sign-in routes (functions/auth/), with the pool made here: the managed login's
+    // domain and client, where the browser reaches them, and the key of their sealed cookies (read
+    // by them alone). Their functions get no `method`: the Idempotency-Key layer is the API's.
+    const signIn = auth.webSignIn && webApp ? { ...auth.webSignIn, origin: webApp.origin } : undefined;
+    const cookieKey = signIn
+      ? new Secret(this, 'SignInCookieKey', {
+          description: 'Key of the web app sign-in cookies (functions/auth/session.ts)',
+          generateSecretString: { passwordLength: 64, excludePunctuation: true },
+          removalPolicy,
+        })
+      : undefined;
+    if (cookieKey) {
+      Validations.of(cookieKey).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The key seals the sign-in cookies; rotating it signs every browser out, which is what a rotation would be for: do it by hand (docs/operations.md).',
+      });
+    }
+    const signInFunctionFor = (scope: Construct, route: (typeof signInRoutes)[number]) => {
+      const fn = new RouteFunction(scope, route.name, {
+        route: { name: route.name, handler: route.handler, dynamodb: [] },
+        table,
+        logRetention,
+        removalPolicy,
+        environment: {
+          COGNITO_DOMAIN: signIn!.domain,
+          COGNITO_CLIENT_ID: signIn!.clientId,
+          AUTH_BASE_URL: `${signIn!.origin}/api/auth`,
+          SESSION_KEY_SECRET_ARN: cookieKey!.secretArn,
+        },
+        observability,
+      }).function;
+      cookieKey!.grantRead(fn);
+      return fn;
+    };
+
     // Each route with its function in the nested stack of its group (./route-groups.ts); all in
     // this one for sam local.
     const groups = new RouteGroups(this, !samLocalRequested(this.node.tryGetContext('samLocal')));
-    for (const route of routes) {
+    for (const route of [...routes, ...(signIn ? signInRoutes : [])]) {
       const scope = groups.scopeFor(route.path);
+      const isSignIn = signInRoutes.includes(route);
       const httpRoute = new HttpRoute(scope, `${route.name}Route`, {
         httpApi: api,
         routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
-        integration: new HttpLambdaIntegration(`${route.name}Integration`, functionFor(scope, route)),
+        integration: new HttpLambdaIntegration(
+          `${route.name}Integration`,
+          isSignIn ? signInFunctionFor(scope, route) : functionFor(scope, route),
+        ),
         ...(route.public ? {} : { authorizer: auth.authorizer }),
       });
       if (route.public) {
         Validations.of(httpRoute).acknowledge({
           id: 'AwsSolutions-APIG4',
-          reason: 'A public route of the route table (the API description and its docs page, or a share link opened by its token).',
+          reason:
+            'A public route of the route table (the API description and its docs page, a share link opened by its token, or the web app sign-in).',
         });
       }
       // A route's own throttle (the public share-link routes): a route setting of the stage, which
@@ -250,6 +316,7 @@ export class DocumentsStack extends Stack {
       description: 'Stream records the worker gave up on',
     });
     new CfnOutput(this, 'ApiUrl', { value: api.apiEndpoint, description: 'Base URL of the API' });
+    if (webApp) new CfnOutput(this, 'AppUrl', { value: `${webApp.origin}/app/`, description: 'The web app (the API also at /api/ there)' });
     new CfnOutput(this, 'TableName', { value: table.tableName });
   }
 }

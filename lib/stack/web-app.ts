@@ -12,12 +12,14 @@
  * - A response headers policy gives the app a strict Content-Security-Policy, HSTS, nosniff, no
  *   framing; hashed assets are cached for a year (`immutable`), index.html and config.json never.
  *
- * A construct of its own with one input (the API's endpoint) so the stack wires it in one line.
- * Not done here: the Cognito managed login through `/auth/*` routes (see docs/web-app.md).
+ * A construct of its own with one input (the API's endpoint) so the stack wires it in one line
+ * (lib/stack/documents-stack.ts, which also gives the sign-in routes of functions/auth/ the
+ * distribution's origin: they are reached at `/api/auth/*`).
  */
-import { Duration, Fn, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as deployment from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
@@ -30,6 +32,8 @@ export interface WebAppProps {
   /** Origin of the file bucket, for the CSP's connect-src (parts and downloads go straight to it). */
   readonly fileBucketOrigin: string;
   readonly destroyable?: boolean;
+  /** How long the deployment function's logs are kept (CDK would keep them forever). */
+  readonly logRetention?: RetentionDays;
 }
 
 /** Rewrites an app route to the page; files (with an extension) are served as they are, but a share link's page (`/app/s/{token}`, dots and all) is a route. */
@@ -78,7 +82,8 @@ export class WebApp extends Construct {
       encryption: s3.BucketEncryption.S3_MANAGED,
       enforceSSL: true,
       objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      removalPolicy: props.destroyable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN,
+      // Kept once made (a failed first deploy removes it), like the service's other buckets.
+      removalPolicy: props.destroyable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
       autoDeleteObjects: props.destroyable ?? false,
     });
 
@@ -100,7 +105,6 @@ export class WebApp extends Construct {
 
     this.distribution = new cloudfront.Distribution(this, 'Distribution', {
       defaultRootObject: '',
-      minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
       defaultBehavior: {
         origin: appOrigin,
         viewerProtocolPolicy: cloudfront.ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
@@ -129,9 +133,15 @@ export class WebApp extends Construct {
     });
     this.origin = `https://${this.distribution.distributionDomainName}`;
 
+    // CDK's deployment function logs here: kept as long as the service's logs, gone with a throwaway stack.
+    const logGroup = new LogGroup(this, 'DeploymentLogs', {
+      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+      removalPolicy: props.destroyable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+    });
     // The runtime configuration: the same build, this environment's API.
     new deployment.BucketDeployment(this, 'Config', {
       destinationBucket: this.bucket,
+      logGroup,
       sources: [deployment.Source.jsonData('config.json', { apiBase: '/api/', signIn: 'cognito' })],
       cacheControl: [deployment.CacheControl.noCache()],
       prune: false,
@@ -140,6 +150,7 @@ export class WebApp extends Construct {
       // Hashed assets: cached for a year; index.html: revalidated on every visit (new builds show at once).
       new deployment.BucketDeployment(this, 'Assets', {
         destinationBucket: this.bucket,
+        logGroup,
         destinationKeyPrefix: 'app/assets/',
         sources: [deployment.Source.asset(`${props.buildDir}/assets`)],
         cacheControl: [deployment.CacheControl.fromString('public, max-age=31536000, immutable')],
@@ -147,12 +158,57 @@ export class WebApp extends Construct {
       });
       new deployment.BucketDeployment(this, 'Page', {
         destinationBucket: this.bucket,
+        logGroup,
         destinationKeyPrefix: 'app/',
         sources: [deployment.Source.asset(props.buildDir, { exclude: ['assets/**', '.vite/**', '.source-hash'] })],
         cacheControl: [deployment.CacheControl.noCache()],
         prune: false,
         distribution: this.distribution,
         distributionPaths: ['/app/index.html', '/config.json'],
+      });
+    }
+    this.acknowledgeFindings();
+  }
+
+  /** cdk-nag's findings on the hosting, each with why it stands. */
+  private acknowledgeFindings(): void {
+    const because = (scope: Construct, reasons: Record<string, string>) => {
+      for (const [id, reason] of Object.entries(reasons)) Validations.of(scope).acknowledge({ id, reason });
+    };
+    because(this.bucket, {
+      'AwsSolutions-S1':
+        'The bucket holds the public build of the app and is read by CloudFront alone (OAC); what people do is in the API stage access logs, and a change to the bucket is a deployment.',
+    });
+    because(this.distribution, {
+      'AwsSolutions-CFR1': 'The service is not limited to countries; who may use it is decided by sign-in.',
+      'AwsSolutions-CFR2':
+        'No WAF web ACL by default (a monthly cost per ACL and rule): the API is throttled per route at its stage and every API route but the public ones needs a token. An environment that wants WAF attaches one.',
+      'AwsSolutions-CFR3':
+        'Standard logging needs an ACL-enabled bucket; the API requests behind /api/* are logged by the stage (docs/operations.md) and the rest are the public files of the app.',
+      'AwsSolutions-CFR4':
+        'The distribution uses its *.cloudfront.net name and CloudFront default certificate, whose security policy CloudFront fixes; a custom domain with its own certificate is what sets TLSv1.2_2021.',
+    });
+    // CDK's BucketDeployment: one function for the stack, outside this construct, with CDK's own
+    // role (copying from the CDK asset bucket into this one needs the S3 wildcards CDK grants).
+    const stack = Stack.of(this);
+    const copying =
+      "CDK's BucketDeployment copies the app's build from the CDK asset bucket into the app bucket: CDK grants it read of the asset objects and read/write of the app bucket's objects, with its wildcards; nothing else.";
+    const wildcards = [
+      'Action::s3:Abort*',
+      'Action::s3:DeleteObject*',
+      'Action::s3:GetBucket*',
+      'Action::s3:GetObject*',
+      'Action::s3:List*',
+      `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*`,
+      `Resource::arn:<AWS::Partition>:s3:::cdk-${stack.synthesizer.bootstrapQualifier ?? 'hnb659fds'}-assets-<AWS::AccountId>-<AWS::Region>/*`,
+    ];
+    for (const child of stack.node.children) {
+      if (!child.node.id.startsWith('Custom::CDKBucketDeployment')) continue;
+      because(child, {
+        'AwsSolutions-L1': "CDK's BucketDeployment function: its runtime is the one aws-cdk-lib ships it with, updated with aws-cdk-lib.",
+        'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
+          "CDK's BucketDeployment function role uses AWSLambdaBasicExecutionRole (logs only); the function runs only during a deployment.",
+        ...Object.fromEntries(wildcards.map((finding) => [`AwsSolutions-IAM5[${finding}]`, copying])),
       });
     }
   }

@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { allFunctions, fallbackRoute, finaliserFunction, routes, sweeperFunction, workerFunction } from '#functions/routes';
+import { allFunctions, fallbackRoute, finaliserFunction, routes, signInRoutes, sweeperFunction, workerFunction } from '#functions/routes';
 import { projectRoot } from '#lib/bundling';
 import { type EnvVars, readTemplate, SAM_LOCAL_VARIABLES, type SamTemplate, samEnvironment } from '#lib/local/sam/template';
 import { buildApp, projectContext } from '#lib/stack/app';
@@ -40,13 +40,17 @@ const local = synth('dev', true);
 const envJson = JSON.parse(readFileSync(join(projectRoot, 'sam', 'env.json'), 'utf8')) as EnvVars;
 /** The service's functions; not CDK's own (a destroyable environment's bucket-emptying function, lib/stack/file-bucket.ts). */
 const functionsOf = (json: { Resources: Record<string, Resource> }) =>
-  Object.entries(json.Resources).filter(([id, r]) => r.Type === 'AWS::Lambda::Function' && !id.startsWith('CustomS3AutoDeleteObjects'));
+  Object.entries(json.Resources).filter(
+    ([id, r]) =>
+      r.Type === 'AWS::Lambda::Function' && !id.startsWith('CustomS3AutoDeleteObjects') && !id.startsWith('CustomCDKBucketDeployment'),
+  );
 
 describe('the deployed template', () => {
   it('gives no function AWS_SAM_LOCAL, nor any variable that exists only locally', () => {
     for (const { env, json } of deployed) {
       const fns = functionsOf(json);
-      expect(fns.length, env).toBe(allFunctions().length);
+      // And the web app's sign-in routes: both environments make their own user pool.
+      expect(fns.length, env).toBe(allFunctions().length + signInRoutes.length);
       for (const [id, fn] of fns) {
         const names = Object.keys(fn.Properties.Environment?.Variables ?? {});
         expect(names, `${env} ${id}`).not.toContain('AWS_SAM_LOCAL');

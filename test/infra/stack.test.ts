@@ -7,7 +7,15 @@
  */
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { dynamodbActionsOf, fallbackRoute, finaliserFunction, routes, sweeperFunction, workerFunction } from '#functions/routes';
+import {
+  dynamodbActionsOf,
+  fallbackRoute,
+  finaliserFunction,
+  routes,
+  signInRoutes,
+  sweeperFunction,
+  workerFunction,
+} from '#functions/routes';
 import { streamDelivery } from '#functions/worker/delivery';
 import { streamFilters } from '#functions/worker/filters';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
@@ -27,7 +35,10 @@ function synth(settings: Record<string, unknown> = {}, context: Record<string, u
 }
 
 const template = synth();
-const resources = (type: string): Record<string, Resource> => template.findResources(type) as Record<string, Resource>;
+/** CDK's own BucketDeployment function and its role (the web app's files: lib/stack/web-app.ts, its findings acknowledged there). */
+const isCdkBucketDeployment = (id: string) => id.startsWith('CustomCDKBucketDeployment');
+const resources = (type: string): Record<string, Resource> =>
+  Object.fromEntries(Object.entries(template.findResources(type) as Record<string, Resource>).filter(([id]) => !isCdkBucketDeployment(id)));
 /** Logical ids start with the construct id, which is the route's name. */
 const logicalIdOf = (type: string, prefix: string): string => {
   const ids = Object.keys(resources(type)).filter((id) => id.startsWith(prefix));
@@ -49,7 +60,8 @@ describe('functions', () => {
   it('makes one function per route table entry, plus the $default fallback, the background worker and its sweeper, and the upload finaliser', () => {
     const functions = resources('AWS::Lambda::Function');
     // And the search index's two (lib/stack/search-index.ts): its migrations and its rebuild.
-    expect(Object.keys(functions)).toHaveLength(routes.length + 6);
+    // And the web app's sign-in routes (functions/auth/), with the stack's own user pool.
+    expect(Object.keys(functions)).toHaveLength(routes.length + signInRoutes.length + 6);
     for (const route of [...routes, fallbackRoute, workerFunction, finaliserFunction]) functionIdOf(route.name);
     // The sweeper's construct is inside the worker's (test/infra/background-worker.test.ts).
     logicalIdOf('AWS::Lambda::Function', `Worker${sweeperFunction.name}Function`);
@@ -209,14 +221,25 @@ describe('routes', () => {
       .filter((r) => (r.AuthorizationType ?? 'NONE') === 'NONE')
       .map((r) => r.RouteKey as string)
       .sort();
-    expect(open).toEqual(['$default', 'GET /docs', 'GET /docs/{asset}', 'GET /openapi.json', 'GET /s/{token}', 'GET /s/{token}/content']);
+    expect(open).toEqual([
+      '$default',
+      'GET /auth/callback',
+      'GET /auth/login',
+      'GET /auth/logout',
+      'GET /docs',
+      'GET /docs/{asset}',
+      'GET /openapi.json',
+      'GET /s/{token}',
+      'GET /s/{token}/content',
+      'POST /auth/refresh',
+    ]);
   });
 
   it('sends whatever matches no route to the fallback function, without a token', () => {
     const fallback = apiRoutes().find((r) => r.RouteKey === '$default')!;
     expect(fallback.AuthorizationType ?? 'NONE').toBe('NONE');
     expect(integrationTarget(fallback).IntegrationUri).toEqual({ 'Fn::GetAtt': [functionIdOf(fallbackRoute.name), 'Arn'] });
-    expect(apiRoutes()).toHaveLength(routes.length + 1);
+    expect(apiRoutes()).toHaveLength(routes.length + signInRoutes.length + 1);
   });
 });
 
@@ -384,7 +407,11 @@ describe('identity', () => {
       AuthorizerType: 'JWT',
       IdentitySource: ['$request.header.Authorization'],
       JwtConfiguration: {
-        Audience: [{ Ref: logicalIdOf('AWS::Cognito::UserPoolClient', 'AuthClient') }],
+        // And the web app's client (test/infra/web-app-stack.test.ts).
+        Audience: [
+          { Ref: logicalIdOf('AWS::Cognito::UserPoolClient', 'AuthClient') },
+          { Ref: logicalIdOf('AWS::Cognito::UserPoolClient', 'AuthWebClient') },
+        ],
         Issuer: Match.objectLike({
           'Fn::Join': Match.arrayWith([Match.arrayWith([{ Ref: logicalIdOf('AWS::Cognito::UserPool', 'AuthUserPool') }])]),
         }),
@@ -392,16 +419,20 @@ describe('identity', () => {
     });
     expect(Object.keys(template.findOutputs('*')).sort()).toEqual([
       'ApiUrl',
+      'AppUrl',
       'EventBusName',
       'FailedRecordsQueueUrl',
+      'SignInDomain',
       'TableName',
       'UserPoolClientId',
       'UserPoolId',
     ]);
   });
 
-  it('makes the app client without OAuth: no implicit or code flow, no callback URL', () => {
-    const clients = Object.values(resources('AWS::Cognito::UserPoolClient'));
+  it('makes the CLI app client without OAuth: no implicit or code flow, no callback URL (the web app has its own client)', () => {
+    const clients = Object.entries(resources('AWS::Cognito::UserPoolClient'))
+      .filter(([id]) => !id.startsWith('AuthWebClient'))
+      .map(([, client]) => client);
     expect(clients).toHaveLength(1);
     expect(clients[0]!.Properties).toMatchObject({
       AllowedOAuthFlowsUserPoolClient: false,
@@ -418,7 +449,13 @@ describe('identity', () => {
     external.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       JwtConfiguration: { Issuer: 'https://issuer.example.com/', Audience: ['documents-api', 'other'] },
     });
-    expect(Object.keys(external.findOutputs('*')).sort()).toEqual(['ApiUrl', 'EventBusName', 'FailedRecordsQueueUrl', 'TableName']);
+    expect(Object.keys(external.findOutputs('*')).sort()).toEqual([
+      'ApiUrl',
+      'AppUrl',
+      'EventBusName',
+      'FailedRecordsQueueUrl',
+      'TableName',
+    ]);
   });
 
   it('refuses half an issuer configuration', () => {
