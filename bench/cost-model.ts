@@ -274,7 +274,7 @@ export function searchPerMillion(facts: SearchCallFacts, memoryMb = memorySizeOf
 }
 
 /** A month of an auto-paused search database (minimum 0 ACU): its secret and its storage, no compute. */
-export function searchIdleCost(facts: StandingFacts, storageGb: number): { lines: CostLine[]; total: number } {
+export function searchIdleCost(facts: Pick<StandingFacts, 'databaseSecrets'>, storageGb: number): { lines: CostLine[]; total: number } {
   const lines: CostLine[] = [
     { item: 'database secrets', count: facts.databaseSecrets, dollars: facts.databaseSecrets * standingPrices.secretMonth },
     { item: 'storage (GB-month)', count: storageGb, dollars: storageGb * searchPrices.storagePerGbMonth },

@@ -23,11 +23,12 @@ import { files } from './scenarios/files';
 import { hashing } from './scenarios/hashing';
 import { lifecycle } from './scenarios/lifecycle';
 import { scale } from './scenarios/scale';
+import { search } from './scenarios/search';
 import { sharing } from './scenarios/sharing';
 import { throughput } from './scenarios/throughput';
 import type { ServiceHandlers } from './service';
 
-const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, files, hashing];
+const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, files, hashing, search];
 const TABLE = 'documents-bench';
 /** The service's and the cost scenario's bundles' alike: a paging token or feed cursor made by one is good in the other. */
 const PAGING_TOKEN_SECRET = 'bench';

@@ -12,6 +12,7 @@ import { type Fixture, makeFixture, makeTargets, makeTree, seedDocuments, type T
 import { closedLoop } from './load';
 import { serve } from './processes';
 import { startRecording, stopRecording } from './recorder';
+import { bareSearch, seedSearchIndex, timedReindex } from './scenarios/search-corpus';
 
 let service: LocalService | undefined;
 let fixture: Fixture;
@@ -71,6 +72,10 @@ const handlers = {
       credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
     };
   },
+  /** The search scenario (scenarios/search.ts): the index seeded with the indexer's write, the bare SQL, the rebuild. */
+  seedSearch: (count: number) => seedSearchIndex({ repositoryId: fixture.repositoryId, folderId: fixture.bigFolderId, count }),
+  bareSearch: (queries: string[], concurrency: number, seconds: number) => bareSearch(fixture.caller, queries, concurrency, seconds),
+  reindexSearch: () => timedReindex(),
   /** This process's resident set size, bytes. */
   rss: () => process.memoryUsage().rss,
   async stop() {

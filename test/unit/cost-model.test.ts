@@ -97,7 +97,7 @@ describe('search: idle and per million searches', () => {
   });
 
   it('an auto-paused database costs its secret and its storage only', () => {
-    const paused = searchIdleCost({ ...prod, databaseMinCapacity: 0 }, 2);
+    const paused = searchIdleCost(prod, 2);
     expect(paused.total).toBeCloseTo(0.4 + 2 * 0.1, 9);
     expect(paused.lines.map((l) => l.item)).not.toContain('minimum ACU, all month');
   });
