@@ -19,7 +19,7 @@ import type { Scenario } from '../scenario';
 import { COMMON_WORDS, madeUpWord } from './search-corpus';
 
 const DOCUMENTS = 100_000;
-const STREAMED = 10_000;
+const STREAMED = 3_000;
 const CONCURRENCY = 4;
 const FRESHNESS_WRITES = 15;
 const PDFS = 3;
