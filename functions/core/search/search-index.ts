@@ -117,7 +117,7 @@ export const DROP_BATCH = 1_000;
  * DROP_BATCH, and none are left.
  */
 export async function dropRepository(repositoryId: string): Promise<number> {
-  const rows = await execute('SELECT search_drop_repository($1, $2) AS dropped', [repositoryId, DROP_BATCH]);
+  const rows = await execute('SELECT search_drop_repository($1, $2::int) AS dropped', [repositoryId, DROP_BATCH]);
   return Number(rows[0]?.dropped ?? 0);
 }
 
