@@ -211,7 +211,7 @@ describe('GET /search: clean-up and lag', () => {
 
     expect((await api.delete(`/${repo.id}`)).status).toBe(204);
     expect(await names(api, { q: 'olive' })).toEqual(['olive kept.txt']);
-    expect(await names(ctx.viewer.api, { q: 'olive' })).toEqual(['olive kept.txt']);
+    expect(await names(ctx.editor.api, { q: 'olive' })).toEqual(['olive kept.txt']);
     expect(await names(ctx.stranger.api, { q: 'olive' })).toEqual([]);
     await ctx.svc.worker.settled(30_000);
     expect(await rowsOf(repo.id)).toEqual([]);
