@@ -28,7 +28,7 @@ const handlers = {
     process.env.PAGING_TOKEN_SECRET = pagingTokenSecret; // before the service sets its own
     service = await startLocalService({ port: 0, dataDir, ...options, log: () => {} });
     fixture = await makeFixture({ userId: 'bench-user' });
-    await service.worker.settled(); // the fixture's changes numbered: the feed's page is full
+    await service.worker.settled(300_000); // the fixture's changes numbered: the feed's page is full
     return { url: service.url, token: await service.issueToken(fixture.caller.userId), fixture };
   },
   /** Documents for writes to change, in the write folder unless told otherwise. */
