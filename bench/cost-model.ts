@@ -206,7 +206,7 @@ const MINUTES_A_MONTH = 30 * 24 * 60;
 const databaseSecrets = (resources: { Type: string; Properties?: any }[]) =>
   resources.filter((resource) => resource.Type === 'AWS::SecretsManager::SecretTargetAttachment').length;
 
-/** Aurora Serverless v2 ACU-hour (us-east-1, Aurora Standard). */
+/** Aurora Serverless v2 ACU-hour (us-east-1, Aurora Standard): searchPrices.acuHour. */
 const ACU_HOUR = 0.12;
 
 /**
@@ -218,6 +218,66 @@ export function searchDatabaseFloor(facts: StandingFacts): { lines: CostLine[]; 
   const lines: CostLine[] = [
     { item: 'database secrets', count: facts.databaseSecrets, dollars: facts.databaseSecrets * standingPrices.secretMonth },
     { item: 'minimum ACU, all month', count: facts.databaseMinCapacity, dollars: facts.databaseMinCapacity * ACU_HOUR * 730 },
+  ];
+  return { lines, total: lines.reduce((sum, line) => sum + line.dollars, 0) };
+}
+
+/**
+ * The search database's prices and what a search is assumed to take of it (us-east-1, checked on
+ * `prices.checked`; "Amazon Aurora pricing" and "RDS Data API pricing"):
+ * - the RDS Data API: $0.35 per million requests (first billion a month), each request metered
+ *   in 32 KB of payload: one statement a search (a page of 50 hits with snippets is under 32 KB);
+ * - an ACU (Aurora capacity unit) is 2 GiB of memory "with corresponding compute": taken as a
+ *   quarter of a vCPU (the memory-optimised r-class ratio of 8 GiB per vCPU that Serverless v2's
+ *   256 ACU = 512 GiB matches), so a query that keeps one CPU busy `ms` takes 4 × `ms` ACU-ms;
+ * - the marginal cost of a search is its ACU-seconds: capacity follows load above the floor
+ *   (searchDatabaseFloor) in steps of 0.5 ACU, so this holds for a steady load, not for one search
+ *   a minute, which the floor (or auto-pause) pays for;
+ * - the query's CPU is measured on PGlite (PostgreSQL in WebAssembly, one thread), which is
+ *   slower than native PostgreSQL: an upper bound, not an estimate of Aurora;
+ * - storage: Aurora Standard $0.10 per GB-month, the only cost of a paused cluster (0 ACU).
+ */
+export const searchPrices = {
+  dataApiPerMillion: 0.35,
+  dataApiPayloadBytes: 32 * 1024,
+  acuHour: 0.12,
+  vcpuPerAcu: 0.25,
+  storagePerGbMonth: 0.1,
+  sources: ['https://aws.amazon.com/rds/aurora/pricing/', 'https://aws.amazon.com/rds/aurora/serverless/'],
+} as const;
+
+/** What one search takes, as measured (bench/scenarios/search.ts). */
+export interface SearchCallFacts {
+  /** The SQL's time on the database (one CPU busy), ms. */
+  queryMs: number;
+  /** The search function's billed time (its wait for DynamoDB and the database included), ms. */
+  functionMs: number;
+  /** DynamoDB read units (the caller's memberships). */
+  readUnits: number;
+  /** Bytes the Data API returns for it. */
+  responseBytes: number;
+}
+
+/** Dollars per million searches: the API, the function, the memberships read, the Data API and the ACU-seconds. */
+export function searchPerMillion(facts: SearchCallFacts, memoryMb = memorySizeOf('Search')): { lines: CostLine[]; total: number } {
+  const acuSeconds = (facts.queryMs / 1000) * (1 / searchPrices.vcpuPerAcu);
+  const dataApiRequests = Math.max(1, Math.ceil(facts.responseBytes / searchPrices.dataApiPayloadBytes));
+  const lines: CostLine[] = [
+    { item: 'HTTP API requests', count: 1, dollars: prices.httpApiPerMillion },
+    { item: 'Lambda requests', count: 1, dollars: prices.lambdaRequestsPerMillion },
+    { item: `Lambda ms (${memoryMb} MB)`, count: Math.ceil(facts.functionMs), dollars: lambdaDollars(memoryMb, facts.functionMs) },
+    { item: 'DynamoDB read units', count: facts.readUnits, dollars: facts.readUnits * prices.dynamodbReadPerMillionUnits },
+    { item: 'Data API requests (32 KB each)', count: dataApiRequests, dollars: dataApiRequests * searchPrices.dataApiPerMillion },
+    { item: 'ACU-seconds', count: acuSeconds, dollars: acuSeconds * 1e6 * (searchPrices.acuHour / 3600) },
+  ];
+  return { lines, total: lines.reduce((sum, line) => sum + line.dollars, 0) };
+}
+
+/** A month of an auto-paused search database (minimum 0 ACU): its secret and its storage, no compute. */
+export function searchIdleCost(facts: Pick<StandingFacts, 'databaseSecrets'>, storageGb: number): { lines: CostLine[]; total: number } {
+  const lines: CostLine[] = [
+    { item: 'database secrets', count: facts.databaseSecrets, dollars: facts.databaseSecrets * standingPrices.secretMonth },
+    { item: 'storage (GB-month)', count: storageGb, dollars: storageGb * searchPrices.storagePerGbMonth },
   ];
   return { lines, total: lines.reduce((sum, line) => sum + line.dollars, 0) };
 }

@@ -13,7 +13,7 @@ import { memorySizes, timeoutSeconds } from '#lib/function-settings';
 import { type Budget, budgets } from './budgets';
 import { type CostRow, costs, fileCosts, MB_PER_VCPU, prices, READ_FLOOR } from './cost-model';
 import { f, kb, n, tableOf, usd } from './markdown';
-import { type CapacityRow, EMPTY, FLOOR_PREFIX, type HashingResult, type LinkLatencyRow, PROFILED, type Results } from './results';
+import { type CapacityRow, EMPTY, FLOOR_PREFIX, type HashingResult, type LinkLatencyRow, PROFILED, type Results, type SearchResult } from './results';
 
 const bold = (text: string | number) => `**${text}**`;
 
@@ -222,6 +222,7 @@ ${tableOf([sharing.document.one, sharing.document.many], {
 })}`,
     ],
     ...(r.hashing ? [hashingSection(r.hashing)] : []),
+    ...(r.search ? [searchSection(r.search)] : []),
     [
       'Folder life cycle and the trash',
       `A tree of ${n(lifecycle.bound.folders + 1)} folders with ${n(lifecycle.bound.documents)} documents of 1 KB (made in ${f(lifecycle.seedSeconds, 0)} s; \`bench/scenarios/lifecycle.ts\`).
@@ -275,6 +276,51 @@ ${tableOf(joined, {
   'p50 ms': (x) => f(x.p50),
   'p99 ms': (x) => f(x.p99),
 })}`,
+  ];
+}
+
+function searchSection(s: SearchResult): [string, string] {
+  const mb = (bytes: number) => f(bytes / 1e6, 0);
+  return [
+    'Search',
+    `${n(s.documents)} documents in the index of one repository, ${n(s.longDocuments)} of them with ~10 KB of text, the rest ~300 bytes, and ${s.pdfs} PDFs
+(\`bench/scenarios/search.ts\`). The ${n(s.documents)} were written straight into the index with the indexer's own write (\`upsertItem\`),
+one table row each (through the API and the worker they would take most of an hour here); the PDFs and every write of the freshness
+runs went through the API and the worker. **Index build: ${n(s.build.perSecond)} documents/s** (${f(s.build.seconds, 0)} s; the table and its indexes ${mb(s.build.tableBytes)} MB).
+
+**Search**, the queries ${s.queries.map((q) => `\`${q}\``).join(', ')} taking turns, a page of 20. The same SQL straight on PGlite is what the
+route sends after reading the caller's memberships.
+
+${tableOf(
+  [
+    { label: 'through the local stack, one at a time', ...s.oneAtATime.service },
+    { label: 'the same SQL on PGlite, one at a time', ...s.oneAtATime.bare },
+    { label: 'common words alone, through the stack', ...s.commonWords },
+  ],
+  { Search: (x) => x.label, 'p50 ms': (x) => f(x.p50, 1), 'p95 ms': (x) => f(x.p95, 1), searches: (x) => x.samples },
+)}
+
+${s.throughput.concurrency} at a time: the stack **${f(s.throughput.service, 1)}/s**, the bare SQL ${f(s.throughput.bare, 1)}/s: **ratio ${f(s.throughput.ratio)}**
+(${s.throughput.errors} errors). PGlite answers one statement at a time, so both sides queue on it.
+
+**Freshness** (the write's request until \`GET /search\` finds it, polled every 20 ms):
+
+${tableOf(s.freshness, {
+  Write: (x) => x.kind,
+  'p50 ms': (x) => f(x.p50, 0),
+  'p95 ms': (x) => f(x.p95, 0),
+  'max ms': (x) => f(x.max, 0),
+  writes: (x) => x.samples,
+})}
+
+**Through the stream**: ${n(s.stream.documents)} documents written to the table were numbered and indexed by the worker in ${f(s.stream.seconds, 0)} s
+(${n(s.stream.perSecond)}/s). **Rebuild** of the whole table (\`reindex\`, as \`npm run reindex -- --fresh\`): ${n(s.reindex.items)} items in
+${f(s.reindex.seconds, 0)} s, ${n(s.reindex.perSecond)}/s: **100,000 documents in about ${f(s.reindex.projected100kSeconds / 60, 0)} minutes** at that rate (measured on the
+table's items, not on 100,000: the index's 100,000 were never in the table).
+
+**Cost** (\`bench/cost-model.ts\`, its assumptions there): **${usd(s.cost.perMillion)} per million searches**
+(${s.cost.lines.map((line) => `${line.item} ${usd(line.dollars)}`).join(', ')}); an auto-paused database: **${usd(s.cost.idleMonth)} a month**
+(its secret and ${f(s.cost.storageGb, 2)} GB of storage); a warm floor of 0.5 ACU: $43.80 a month more.`,
   ];
 }
 

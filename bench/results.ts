@@ -129,6 +129,29 @@ export interface Results {
   hashing?: HashingResult;
   links?: LinkLatencyRow[];
   webApp?: WebAppResult;
+  search?: SearchResult;
+}
+
+/** bench/scenarios/search.ts: latencies in ms; rps: searches a second. */
+export interface SearchResult {
+  documents: number;
+  longDocuments: number;
+  pdfs: number;
+  /** The index seeded with the indexer's write: documents a second; the table's size, bytes. */
+  build: { seconds: number; perSecond: number; tableBytes: number };
+  /** One at a time, the queries taking turns: through the local stack and the same SQL straight on PGlite. */
+  oneAtATime: { service: { p50: number; p95: number; samples: number }; bare: { p50: number; p95: number; samples: number } };
+  /** The common words alone, through the stack. */
+  commonWords: { p50: number; p95: number; samples: number };
+  /** `concurrency` at a time: searches a second on each side, and service / bare. */
+  throughput: { concurrency: number; service: number; bare: number; ratio: number; errors: number };
+  /** Write → found by GET /search, polled every 20 ms, ms. */
+  freshness: { kind: string; p50: number; p95: number; max: number; samples: number }[];
+  /** Documents written to the table and indexed by the worker from the stream; then the rebuild of the whole table. */
+  stream: { documents: number; seconds: number; perSecond: number };
+  reindex: { items: number; seconds: number; perSecond: number; projected100kSeconds: number };
+  cost: { perMillion: number; lines: { item: string; dollars: number }[]; idleMonth: number; storageGb: number };
+  queries: string[];
 }
 
 /** bench/scenarios/web-app.ts: the web app in Chromium (ms from the navigation's start; frames in ms; MB/s end to end). */

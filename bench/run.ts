@@ -24,12 +24,13 @@ import { hashing } from './scenarios/hashing';
 import { lifecycle } from './scenarios/lifecycle';
 import { links } from './scenarios/links';
 import { scale } from './scenarios/scale';
+import { search } from './scenarios/search';
 import { sharing } from './scenarios/sharing';
 import { throughput } from './scenarios/throughput';
 import { webApp } from './scenarios/web-app';
 import type { ServiceHandlers } from './service';
 
-const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, files, hashing, links, webApp];
+const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, files, hashing, links, search, webApp];
 const TABLE = 'documents-bench';
 /** The service's and the cost scenario's bundles' alike: a paging token or feed cursor made by one is good in the other. */
 const PAGING_TOKEN_SECRET = 'bench';

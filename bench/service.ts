@@ -12,6 +12,7 @@ import { type Fixture, makeFixture, makeTargets, makeTree, seedDocuments, type T
 import { closedLoop } from './load';
 import { serve } from './processes';
 import { startRecording, stopRecording } from './recorder';
+import { bareSearch, seedSearchIndex, timedReindex } from './scenarios/search-corpus';
 
 let service: LocalService | undefined;
 let fixture: Fixture;
@@ -27,7 +28,7 @@ const handlers = {
     process.env.PAGING_TOKEN_SECRET = pagingTokenSecret; // before the service sets its own
     service = await startLocalService({ port: 0, dataDir, ...options, log: () => {} });
     fixture = await makeFixture({ userId: 'bench-user' });
-    await service.worker.settled(); // the fixture's changes numbered: the feed's page is full
+    await service.worker.settled(300_000); // the fixture's changes numbered: the feed's page is full
     return { url: service.url, token: await service.issueToken(fixture.caller.userId), fixture };
   },
   /** Documents for writes to change, in the write folder unless told otherwise. */
@@ -71,6 +72,10 @@ const handlers = {
       credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
     };
   },
+  /** The search scenario (scenarios/search.ts): the index seeded with the indexer's write, the bare SQL, the rebuild. */
+  seedSearch: (count: number) => seedSearchIndex({ repositoryId: fixture.repositoryId, folderId: fixture.bigFolderId, count }),
+  bareSearch: (queries: string[], concurrency: number, seconds: number) => bareSearch(fixture.caller, queries, concurrency, seconds),
+  reindexSearch: () => timedReindex(),
   /** This process's resident set size, bytes. */
   rss: () => process.memoryUsage().rss,
   async stop() {

@@ -630,6 +630,8 @@ export const sweeperFunction = {
   dynamodb: workerFunction.dynamodb,
   // It also finishes or expires uploads whose notification or request was lost (functions/core/use-cases/finish-upload.ts).
   s3: workerFunction.s3,
+  // The tasks it runs drop a deleted repository's rows from the search index (core/use-cases/reclaim-repository.ts).
+  search: true,
 } as const;
 
 /**

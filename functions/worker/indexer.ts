@@ -26,8 +26,18 @@ export async function indexChanges(changes: readonly NumberedChange[]): Promise<
   for (const change of changes) {
     if (change.kind !== 'document' && change.kind !== 'folder') continue;
     await indexItem(change.kind, change.id, change.repositoryId, change.seq, change.at);
-    recordMetric('searchIndexLag', Math.max(0, Date.now() - Date.parse(change.at)));
+    recordLag(change.at);
   }
+}
+
+/**
+ * `SearchIndexLag` (lib/stack/monitoring.ts alarms on its p95): now, the row written, minus the
+ * change's commit time, its `at` (written in the transaction that made the change, so the
+ * stream's and the worker's delays are in it, as the user sees them).
+ */
+function recordLag(changedAt: string, now = Date.now()): void {
+  const at = Date.parse(changedAt);
+  if (Number.isFinite(at)) recordMetric('searchIndexLag', Math.max(0, now - at));
 }
 
 /** Writes one item's row as the table has it now, stamped with feed position `seq`. */

@@ -275,6 +275,7 @@ export class DocumentsStack extends Stack {
       reserveConcurrency: config.reserveConcurrency,
     });
     search.grantSearch(worker.worker);
+    search.grantSearch(worker.sweeper);
 
     // The bucket's Object Created events (sent to EventBridge: no deploy-time notification function) finish an upload
     // whose bytes arrived (functions/uploads/finalise.ts); a failed delivery is retried twice within an hour, and the

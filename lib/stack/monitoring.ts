@@ -18,6 +18,8 @@
  *   the SDK's retries do not absorb is a 503 (the API alarm) or a failed task (the worker's).
  * - **The worker**: its alarms (background-worker.ts: failed records, iterator age, failing
  *   sweeps) notify the same topic.
+ * - **Search index lag**: the worker's `SearchIndexLag` (functions/worker/indexer.ts): search
+ *   that stays stale although nothing fails (a slow or resuming cluster, a worker far behind).
  * - **Uploads** (`watchUploads`, with the file bucket): S3 4xx and 5xx of the bucket (broken
  *   presigned URLs) and failed uploads (the finalising step's metric).
  */
@@ -67,6 +69,11 @@ export const alarmThresholds = {
   bucketServerErrors: 5,
   /** Uploads the finalising step failed, in 15 minutes. */
   uploadsFailed: 3,
+  /**
+   * p95 of `SearchIndexLag` (ms from a change's commit to its row in the search index), in each of
+   * two 5-minute periods: the goal is seconds (stream batching window 1 s, a resuming cluster ~15 s).
+   */
+  searchIndexLagMs: 60_000,
 } as const;
 
 /**
@@ -130,6 +137,7 @@ export class Monitoring extends Construct {
     this.apiAlarm();
     this.functionsAlarm();
     this.tableAlarm();
+    this.searchAlarm();
     for (const alarm of [props.worker.alarm, props.worker.iteratorAgeAlarm, props.worker.sweeperAlarm]) this.notify(alarm);
 
     this.dashboard = props.dashboard
@@ -219,6 +227,19 @@ export class Monitoring extends Construct {
         metric: this.tableThrottles(),
         threshold: alarmThresholds.tableThrottles,
         evaluationPeriods: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    );
+  }
+
+  private searchAlarm(): void {
+    this.notify(
+      new Alarm(this, 'SearchIndexLagAlarm', {
+        alarmDescription: `Search is stale: the p95 of SearchIndexLag (a change's commit to its row in the search index) was ${alarmThresholds.searchIndexLagMs / 1_000} s or more in two 5-minute periods running; users do not find what they just wrote. ${RUNBOOK}: "Search index lag".`,
+        metric: this.own('searchIndexLag', { statistic: Stats.p(95) }),
+        threshold: alarmThresholds.searchIndexLagMs,
+        evaluationPeriods: 2,
         comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
@@ -328,7 +349,10 @@ export class Monitoring extends Construct {
       graph(
         'Worker: lag',
         [worker.worker.metric('IteratorAge', { statistic: Stats.MAXIMUM, period: FIVE_MINUTES, label: 'IteratorAge (max, ms)' })],
-        [this.own('feedLag', { statistic: Stats.p(99), label: 'FeedLag p99 (ms)' })],
+        [
+          this.own('feedLag', { statistic: Stats.p(99), label: 'FeedLag p99 (ms)' }),
+          this.own('searchIndexLag', { statistic: Stats.p(95), label: 'SearchIndexLag p95 (ms)' }),
+        ],
       ),
     );
     d.addWidgets(

@@ -125,7 +125,7 @@ const readsOf = (properties: Record<string, any>): string[] =>
     : [
         describeMetric(
           { Namespace: properties.Namespace, MetricName: properties.MetricName, Dimensions: properties.Dimensions },
-          properties.Statistic,
+          properties.Statistic ?? properties.ExtendedStatistic,
           properties.Period,
         ),
       ];
@@ -189,6 +189,12 @@ describe('the alarms', () => {
       threshold: alarmThresholds.tableThrottles,
       comparison: 'GreaterThanOrEqualToThreshold',
       periods: 1,
+    },
+    MonitoringSearchIndexLagAlarm: {
+      reads: [`${NAMESPACE} ${serviceMetrics.searchIndexLag.name} p95 300 service=${SERVICE_NAME}`],
+      threshold: alarmThresholds.searchIndexLagMs,
+      comparison: 'GreaterThanOrEqualToThreshold',
+      periods: 2,
     },
     WorkerFailedRecordsAlarm: {
       reads: [

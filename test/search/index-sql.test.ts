@@ -9,7 +9,7 @@ import { execute, setSearchDatabase } from '#core/search/database';
 import { searchFold } from '#core/search/fold';
 import { migrate } from '#core/search/migrate';
 import { parseQuery } from '#core/search/query';
-import { type IndexedItem, removeItem, searchItems, upsertItem } from '#core/search/search-index';
+import { DROP_BATCH, dropRepository, type IndexedItem, removeItem, searchItems, upsertItem } from '#core/search/search-index';
 import { runAsFunction } from '#lib/local/permissions';
 import { type LocalSearchDatabase, startLocalSearch } from '#lib/local/search-database';
 
@@ -62,7 +62,7 @@ describe('migrations', () => {
   it('are recorded, and running them again changes nothing', async () => {
     expect(await migrate((sql, params = []) => db.execute(sql, params))).toEqual([]);
     const versions = await db.execute('SELECT version FROM search_schema_version ORDER BY version', []);
-    expect(versions.map((row) => row.version)).toEqual([1]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2]);
   });
 });
 
@@ -122,6 +122,36 @@ describe('writes guarded by feed position', () => {
     // An older change of the document cannot bring it back either.
     await asWorker(() => upsertItem(item({ id: 'd1', folderId: 'fc', name: 'hazel' }), 2));
     expect(await find('hazel')).toEqual([]);
+  });
+});
+
+describe('a deleted repository', () => {
+  const rowsOf = async (repositoryId: string) =>
+    (await db.execute('SELECT id FROM search_items WHERE repository_id = $1 ORDER BY id', [repositoryId])).map((row) => row.id);
+
+  it('loses its rows a batch at a time, tombstones too; other repositories keep theirs; none of its items comes back', async () => {
+    const count = DROP_BATCH + 3;
+    await db.execute(
+      `INSERT INTO search_items (id, repository_id, kind, folder_id, name, seq)
+       SELECT 'x' || n, 'gone', 'document', 'root-gone', 'x' || n, 1 FROM generate_series(1, $1::int) AS n`,
+      [count],
+    );
+    await asWorker(async () => {
+      await removeItem({ id: 'x1', repositoryId: 'gone', kind: 'document' }, 2);
+      await upsertItem(item({ id: 'kept', repositoryId: 'stays', name: 'kept' }), 1);
+    });
+    expect(await asWorker(() => dropRepository('gone'))).toBe(DROP_BATCH);
+    expect((await rowsOf('gone')).length).toBe(3);
+    expect(await asWorker(() => dropRepository('gone'))).toBe(3);
+    expect(await asWorker(() => dropRepository('gone'))).toBe(0);
+    expect(await rowsOf('gone')).toEqual([]);
+    expect(await rowsOf('stays')).toEqual(['kept']);
+    // A retried change, a rebuild that read an item before its purge: neither a row nor a tombstone comes back.
+    await asWorker(async () => {
+      await upsertItem(item({ id: 'x2', repositoryId: 'gone', name: 'x2' }), Number.MAX_SAFE_INTEGER);
+      await removeItem({ id: 'x3', repositoryId: 'gone', kind: 'document' }, Number.MAX_SAFE_INTEGER);
+    });
+    expect(await rowsOf('gone')).toEqual([]);
   });
 });
 

@@ -3,14 +3,22 @@
  * worker's index of what the requests wrote (PGlite locally, fed from the table's stream).
  */
 import { describe, expect, it } from 'vitest';
+import { serviceMetrics } from '#core/metrics';
 import { reindex } from '#core/search/reindex';
-import { reindexFunction } from '#functions/routes';
+import { upsertItem } from '#core/search/search-index';
+import { reindexFunction, workerFunction } from '#functions/routes';
 import { indexItem } from '#functions/worker/indexer';
 import { runAsFunction } from '#lib/local/permissions';
-import { useServiceWithRoles } from '#test/support/fixture';
+import { useService, withRoles } from '#test/support/fixture';
 import { type Api, expectProblem, expectValidationError, newDocument, newFolder, newRepository, removeMember } from '#test/support/http';
 
-const ctx = useServiceWithRoles();
+/** The service's log: its EMF lines (`metrics {...}`) among them. */
+const logLines: string[] = [];
+const ctx = useService({ log: (line) => logLines.push(line), printMetrics: true, seed: (svc) => withRoles(svc) });
+const metricLines = () =>
+  logLines
+    .filter((line) => line.startsWith('metrics '))
+    .map((line) => JSON.parse(line.slice('metrics '.length)) as Record<string, unknown>);
 
 interface Hit {
   kind: string;
@@ -185,6 +193,76 @@ describe('GET /search: what is not searched', () => {
     expect(await names(ctx.viewer.api, { q: 'almond' })).toEqual(['shared almond']);
     await removeMember(ctx.owner.api, ctx.repo.id, ctx.viewer.sub);
     expect(await names(ctx.viewer.api, { q: 'almond' })).toEqual([]);
+  });
+});
+
+describe('GET /search: clean-up and lag', () => {
+  const rowsOf = async (repositoryId: string) =>
+    ctx.svc.search.execute('SELECT id, name, content, deleted FROM search_items WHERE repository_id = $1', [repositoryId]);
+
+  it('a deleted repository’s rows are gone once the worker is done, and a late write of one of its items stays out', async () => {
+    const api = ctx.owner.api;
+    const repo = await newRepository(api);
+    const folder = await newFolder(api, repo.rootFolderId, 'olive folder');
+    const doc = await newDocument(api, folder.id, { name: 'olive grove.txt', content: 'olive oil' });
+    await newDocument(api, ctx.repo.rootFolderId, { name: 'olive kept.txt', content: '' });
+    expect(await names(api, { q: 'olive' })).toEqual(['olive folder', 'olive grove.txt', 'olive kept.txt']);
+    expect((await rowsOf(repo.id)).length).toBeGreaterThan(0);
+
+    expect((await api.delete(`/${repo.id}`)).status).toBe(204);
+    expect(await names(api, { q: 'olive' })).toEqual(['olive kept.txt']);
+    expect(await names(ctx.editor.api, { q: 'olive' })).toEqual(['olive kept.txt']);
+    expect(await names(ctx.stranger.api, { q: 'olive' })).toEqual([]);
+    await ctx.svc.worker.settled(30_000);
+    expect(await rowsOf(repo.id)).toEqual([]);
+
+    // A change of the repository's that arrives late (a retried batch, a rebuild that read the item before the purge).
+    await runAsFunction(workerFunction, () =>
+      upsertItem(
+        {
+          id: doc.id,
+          repositoryId: repo.id,
+          kind: 'document',
+          folderId: folder.id,
+          name: 'olive grove.txt',
+          version: 9,
+          updatedAt: new Date().toISOString(),
+          trashed: false,
+          content: 'olive oil',
+          contentVersion: 9,
+        },
+        Number.MAX_SAFE_INTEGER,
+      ),
+    );
+    expect(await rowsOf(repo.id)).toEqual([]);
+  });
+
+  it('a purged document keeps a tombstone without its name or content, which a late write does not undo', async () => {
+    const api = ctx.owner.api;
+    const repo = await newRepository(api);
+    const doc = await newDocument(api, repo.rootFolderId, { name: 'fig.txt', content: 'fig jam' });
+    expect(await names(api, { repositoryId: repo.id, q: 'fig' })).toEqual(['fig.txt']);
+    expect((await api.delete(`/document/${doc.id}`)).status).toBe(204);
+    expect((await api.delete(`/${repo.id}/trash/${doc.id}`)).status).toBe(204);
+    await ctx.svc.worker.settled(30_000);
+    expect(await rowsOf(repo.id)).toEqual([{ id: doc.id, name: '', content: '', deleted: true }]);
+    const [{ seq }] = (await ctx.svc.search.execute('SELECT seq FROM search_items WHERE id = $1', [doc.id])) as [{ seq: number }];
+    const late = { id: doc.id, repositoryId: repo.id, kind: 'document' as const, folderId: repo.rootFolderId, name: 'fig.txt' };
+    const item = { ...late, version: 1, updatedAt: new Date().toISOString(), trashed: false, content: 'fig jam', contentVersion: 1 };
+    await runAsFunction(workerFunction, () => upsertItem(item, Number(seq)));
+    expect(await rowsOf(repo.id)).toEqual([{ id: doc.id, name: '', content: '', deleted: true }]);
+  });
+
+  it('the worker reports how long each change took to reach the index (SearchIndexLag, ms)', async () => {
+    const before = metricLines().length;
+    const repo = await newRepository(ctx.owner.api);
+    await newDocument(ctx.owner.api, repo.rootFolderId, { name: 'lagging.txt', content: '' });
+    await ctx.svc.worker.settled();
+    const lags = metricLines()
+      .slice(before)
+      .flatMap((line) => [line[serviceMetrics.searchIndexLag.name] ?? []].flat()) as number[];
+    expect(lags.length).toBeGreaterThan(0);
+    for (const lag of lags) expect(lag).toSatisfy((ms: number) => Number.isFinite(ms) && ms >= 0 && ms < 60_000);
   });
 });
 

@@ -16,6 +16,9 @@ import {
   perMillionCalls,
   type StackTemplate,
   searchDatabaseFloor,
+  searchIdleCost,
+  searchPerMillion,
+  searchPrices,
   standingFactsOf,
 } from '../../bench/cost-model';
 import type { Results } from '../../bench/results';
@@ -71,5 +74,31 @@ describe('prod, from its templates', () => {
     expect(prod).toMatchObject({ dashboards: 0, requestLine: false, platformLines: false, tracedFunctions: 0 });
     // A dashboard or a per-function alarm would show: the same model on an environment that asks for one.
     expect(idleCost({ ...prod, dashboards: 1 }).total).toBeGreaterThan(IDLE_BUDGET);
+  });
+});
+
+describe('search: idle and per million searches', () => {
+  const facts = { queryMs: 20, functionMs: 40, readUnits: 2, responseBytes: 10_000 };
+
+  it('prices a search: the API, the function, the memberships, one Data API request and 4 ACU-ms per ms of query', () => {
+    const { lines, total } = searchPerMillion(facts, 512);
+    const line = (prefix: string) => lines.find((l) => l.item.startsWith(prefix))!;
+    expect(line('Data API').dollars).toBe(searchPrices.dataApiPerMillion);
+    // 20 ms of one CPU = 80 ms of an ACU (a quarter of a vCPU): 0.08 ACU-s × 10^6 × $0.12 / 3600.
+    expect(line('ACU').dollars).toBeCloseTo(0.08 * 1e6 * (0.12 / 3600), 6);
+    expect(line('Lambda ms').dollars).toBeCloseTo(0.5 * 0.04 * 0.0000133334 * 1e6, 6);
+    expect(total).toBeCloseTo(
+      lines.reduce((sum, l) => sum + l.dollars, 0),
+      9,
+    );
+    // A response over 32 KB is metered as two Data API requests.
+    const big = searchPerMillion({ ...facts, responseBytes: 40_000 }, 512);
+    expect(big.total - total).toBeCloseTo(searchPrices.dataApiPerMillion, 9);
+  });
+
+  it('an auto-paused database costs its secret and its storage only', () => {
+    const paused = searchIdleCost(prod, 2);
+    expect(paused.total).toBeCloseTo(0.4 + 2 * 0.1, 9);
+    expect(paused.lines.map((l) => l.item)).not.toContain('minimum ACU, all month');
   });
 });

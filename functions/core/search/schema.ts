@@ -14,6 +14,8 @@
  *   are hidden by their ancestry at query time, so a folder's trash and restore touch one row).
  * - `deleted`: a tombstone (purged, or gone from the table): no data, only `seq`, so a late upsert
  *   never brings it back.
+ * - a deleted repository's rows are removed, and its id kept in `search_dropped_repositories`:
+ *   the tombstone of all its items, which no write of one of them passes (migration 2).
  * - `folder_id`: the parent folder. The `folderId` filter walks folder rows down from it at query
  *   time (a recursive query over folders only), so moving a folder rewrites one row, whatever is below.
  */
@@ -48,6 +50,25 @@ const SNIPPET_CONFIGURATION = `DO $config$ BEGIN
     ALTER TEXT SEARCH CONFIGURATION search_english ALTER MAPPING FOR hword, hword_part, word WITH unaccent, english_stem;
   END IF;
 END $config$`;
+
+/**
+ * Drops up to `batch` rows of a deleted repository and records it as dropped, in one transaction
+ * that first takes a lock no other write of the table shares (SHARE ROW EXCLUSIVE): a write of one
+ * of its items that was under way has committed before the rows are read for deletion, and one
+ * that comes after finds the repository dropped (./search-index.ts, upsertItem and removeItem).
+ * A function, as the Data API runs one statement per call and a DO block takes no parameters.
+ */
+const DROP_REPOSITORY = `CREATE OR REPLACE FUNCTION search_drop_repository(repository text, batch integer) RETURNS integer
+  LANGUAGE plpgsql
+  AS $drop$
+  DECLARE dropped integer;
+  BEGIN
+    LOCK TABLE search_items IN SHARE ROW EXCLUSIVE MODE;
+    INSERT INTO search_dropped_repositories (repository_id) VALUES (repository) ON CONFLICT DO NOTHING;
+    DELETE FROM search_items WHERE id IN (SELECT id FROM search_items WHERE repository_id = repository LIMIT batch);
+    GET DIAGNOSTICS dropped = ROW_COUNT;
+    RETURN dropped;
+  END $drop$`;
 
 export const migrations: readonly Migration[] = [
   {
@@ -93,6 +114,17 @@ export const migrations: readonly Migration[] = [
         started_at timestamptz NOT NULL DEFAULT now(),
         finished_at timestamptz
       )`,
+    ],
+  },
+  {
+    version: 2,
+    statements: [
+      // Deleted repositories (../use-cases/reclaim-repository.ts): their rows went, no row of theirs comes back.
+      `CREATE TABLE IF NOT EXISTS search_dropped_repositories (
+        repository_id text PRIMARY KEY,
+        dropped_at timestamptz NOT NULL DEFAULT now()
+      )`,
+      DROP_REPOSITORY,
     ],
   },
 ];

@@ -44,19 +44,24 @@ export async function indexedContentVersion(id: string): Promise<number | undefi
   return typeof version === 'number' ? version : undefined;
 }
 
+/** SQL: the repository (a placeholder) was not deleted (./schema.ts, migration 2). */
+const notDropped = (repository: string) => `NOT EXISTS (SELECT 1 FROM search_dropped_repositories d WHERE d.repository_id = ${repository})`;
+
 /**
- * Writes the item unless a change at `seq` or later is indexed already. Without `content`
+ * Writes the item unless a change at `seq` or later is indexed already, or its repository was deleted. Without `content`
  * (its version unchanged), the content indexed stays.
  */
 export async function upsertItem(item: IndexedItem, seq: number): Promise<void> {
   const p = new Params();
   const keep = item.content === undefined;
+  const repository = p.add(item.repositoryId);
   const sql = `INSERT INTO search_items AS s (id, repository_id, kind, folder_id, name, content_type, content_type_base, size, version,
       updated_at, seq, trashed, deleted, content, content_version, changed_at, indexed_at)
-    VALUES (${p.add(item.id)}, ${p.add(item.repositoryId)}, ${p.add(item.kind)}, ${p.add(item.folderId)}, ${p.add(item.name)},
+    SELECT ${p.add(item.id)}, ${repository}, ${p.add(item.kind)}, ${p.add(item.folderId)}, ${p.add(item.name)},
       ${p.add(item.contentType ?? null)}, ${p.add(item.contentType ? baseContentType(item.contentType) : null)}, ${p.add(item.size ?? null)},
       ${p.add(item.version)}, ${p.add(item.updatedAt)}, ${p.add(seq)}, ${p.add(item.trashed)}, false, ${p.add(indexableText(item.content ?? ''))},
-      ${p.add(item.contentVersion ?? null)}, ${p.add(item.changedAt ?? null)}::timestamptz, now())
+      ${p.add(item.contentVersion ?? null)}, ${p.add(item.changedAt ?? null)}::timestamptz, now()
+    WHERE ${notDropped(repository)}
     ON CONFLICT (id) DO UPDATE SET repository_id = excluded.repository_id, kind = excluded.kind, folder_id = excluded.folder_id,
       name = excluded.name, content_type = excluded.content_type, content_type_base = excluded.content_type_base, size = excluded.size,
       version = excluded.version, updated_at = excluded.updated_at, seq = excluded.seq, trashed = excluded.trashed, deleted = false,
@@ -81,9 +86,11 @@ export async function removeItem(item: { id: string; repositoryId: string; kind:
   const p = new Params();
   const id = p.add(item.id);
   const at = p.add(seq);
+  const repository = p.add(item.repositoryId);
   await execute(
     `INSERT INTO search_items AS s (id, repository_id, kind, seq, deleted)
-     VALUES (${id}, ${p.add(item.repositoryId)}, ${p.add(item.kind)}, ${at}, true)
+     SELECT ${id}, ${repository}, ${p.add(item.kind)}, ${at}, true
+     WHERE ${notDropped(repository)}
      ON CONFLICT (id) DO UPDATE SET deleted = true, name = '', content = '', content_version = NULL, seq = excluded.seq, indexed_at = now()
      WHERE s.seq < excluded.seq`,
     p.values,
@@ -98,6 +105,20 @@ export async function removeItem(item: { id: string; repositoryId: string; kind:
      WHERE id IN (SELECT id FROM below) AND seq < $2`,
     [item.id, seq],
   );
+}
+
+/** Rows a call of `dropRepository` deletes at most (a task step's worth). */
+export const DROP_BATCH = 1_000;
+
+/**
+ * A deleted repository leaves the index: up to DROP_BATCH of its rows go (tombstones too), and it
+ * is recorded as dropped, so no later write of one of its items (a retried change, a rebuild
+ * that read the item before its purge) brings a row back. Returns how many rows went: fewer than
+ * DROP_BATCH, and none are left.
+ */
+export async function dropRepository(repositoryId: string): Promise<number> {
+  const rows = await execute('SELECT search_drop_repository($1, $2::int) AS dropped', [repositoryId, DROP_BATCH]);
+  return Number(rows[0]?.dropped ?? 0);
 }
 
 // ---------------------------------------------------------------------------------------------

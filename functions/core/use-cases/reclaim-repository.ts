@@ -1,6 +1,6 @@
 /**
  * A deleted repository reclaimed in the background (DELETE /{id}: ../items/repository.ts): its
- * folders (purged from the root, as ./purge.ts purges a subtree), its members and their
+ * folders (purged from the root, as ./purge.ts purges a subtree), its rows in the search index, its members and their
  * memberships, its trash, its share links, its upload sessions, its bytes in the bucket, its usage, its feed, a
  * page at a time.
  */
@@ -25,6 +25,8 @@ import {
 import { leaveRepositoryStep, removeMembership } from '../items/membership';
 import { newTask, type TaskStep } from '../items/task';
 import { closeForPurge, markAsPurging, type StoredTrashItem, trashedItemKey } from '../items/trash';
+import { searchIndexConfigured } from '../search/database';
+import { DROP_BATCH, dropRepository } from '../search/search-index';
 
 /** Items a step reads. */
 const PAGE = 32;
@@ -47,8 +49,15 @@ export const reclaimRepository: TaskStep<'reclaim-repository'> = async (task) =>
           close: closeForPurge(repositoryId, repositoryId, itemExists),
           root: newTask({ kind: 'purge-subtree', repositoryId, folderId: repositoryId }),
         },
-        next: { phase: 'members' },
+        next: { phase: 'search' },
       };
+    case 'search': {
+      // No change is recorded for what the purge removes (the feed goes too): the index drops
+      // the repository's rows itself, and refuses any of its items from then on.
+      if (!searchIndexConfigured()) return { next: { phase: 'members' } };
+      const dropped = await dropRepository(repositoryId);
+      return { next: { phase: dropped < DROP_BATCH ? 'members' : 'search' } };
+    }
     case 'members': {
       const members = await readRange(repositoryPartition(repositoryId), { ...prefixRange(MEMBER_PREFIX), limit: PAGE });
       if (members.length === 0) return { next: { phase: 'trash' } };
