@@ -556,7 +556,7 @@ export const routes: readonly Route[] = [
 /**
  * The web app's sign-in (docs/web-app.md: Deployed): Cognito's managed login through these
  * token-mediating routes, public (they are how a token is got) and reading nothing but the
- * sealed-cookie key (functions/auth/session.ts). The stack adds them only with its own Cognito
+ * secret their sealed-cookie key is derived from (functions/auth/session.ts). The stack adds them only with its own Cognito
  * user pool (not with an external `jwtIssuer`); the local service has none of them, as it has no
  * Cognito (it has a development sign-in of its own instead). They are not part of the documents
  * API (openapi.json): redirects and cookies for a browser, not resources.

@@ -44,8 +44,8 @@ export const appUrl = (s: SignInSettings) => `${s.authBaseUrl.origin}/app/`;
 let key: Promise<Buffer> | undefined;
 
 /**
- * The 256-bit key of the cookies, derived (HKDF-SHA256) from the stack's Secrets Manager secret
- * (`SESSION_KEY_SECRET_ARN`), read once per cold start; `SESSION_KEY` gives the secret itself
+ * The 256-bit key of the cookies, derived (HKDF-SHA256, a label of its own, so it is not the
+ * paging key it shares its input with) from the stack's Secrets Manager secret (`SESSION_KEY_SECRET_ARN`), read once per cold start; `SESSION_KEY` gives the secret itself
  * (tests). A failed read is not kept, so the next request tries again.
  */
 function sealingKey(): Promise<Buffer> {

@@ -63,7 +63,8 @@ export class DocumentsStack extends Stack {
       timeToLiveAttribute: tableDefinition.timeToLiveAttribute,
     });
 
-    // Signs list paging tokens (functions/core/paging.ts). Generated at deploy time, never in
+    // Signs list paging tokens (functions/core/paging.ts), and is the input the sign-in cookies'
+    // key is derived from (functions/auth/session.ts). Generated at deploy time, never in
     // the template, the repository or a function's configuration: the functions that page are
     // given its ARN, may read it, and read it at run time (cached).
     const pagingSecret = new Secret(this, 'PagingTokenSecret', {
@@ -74,7 +75,7 @@ export class DocumentsStack extends Stack {
     Validations.of(pagingSecret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'The key only signs short-lived list positions; rotating it would invalidate every outstanding nextToken, and a forged token can only start a page inside a list the caller may already read.',
+        "The key only signs short-lived list positions and derives the sign-in cookies' key; rotating it would invalidate every outstanding nextToken and sign every browser out, and a forged token can only start a page inside a list the caller may already read.",
     });
 
     // The web app's distribution (made below, once the API exists), except in the sam local
@@ -198,23 +199,11 @@ export class DocumentsStack extends Stack {
     });
 
     // The web app's sign-in routes (functions/auth/), with the pool made here: the managed login's
-    // domain and client, where the browser reaches them, and the key of their sealed cookies (read
-    // by them alone). Their functions get no `method`: the Idempotency-Key layer is the API's.
+    // domain and client, and where the browser reaches them. Their sealed cookies' key is derived
+    // (HKDF, a label of its own: functions/auth/session.ts) from the paging secret rather than kept
+    // in a second secret ($0.40 a month idle; docs/operations.md). Their functions get no `method`:
+    // the Idempotency-Key layer is the API's.
     const signIn = auth.webSignIn && webApp ? { ...auth.webSignIn, origin: webApp.origin } : undefined;
-    const cookieKey = signIn
-      ? new Secret(this, 'SignInCookieKey', {
-          description: 'Key of the web app sign-in cookies (functions/auth/session.ts)',
-          generateSecretString: { passwordLength: 64, excludePunctuation: true },
-          removalPolicy,
-        })
-      : undefined;
-    if (cookieKey) {
-      Validations.of(cookieKey).acknowledge({
-        id: 'AwsSolutions-SMG4',
-        reason:
-          'The key seals the sign-in cookies; rotating it signs every browser out, which is what a rotation would be for: do it by hand (docs/operations.md).',
-      });
-    }
     const signInFunctionFor = (scope: Construct, route: (typeof signInRoutes)[number]) => {
       const fn = new RouteFunction(scope, route.name, {
         route: { name: route.name, handler: route.handler, dynamodb: [] },
@@ -225,11 +214,11 @@ export class DocumentsStack extends Stack {
           COGNITO_DOMAIN: signIn!.domain,
           COGNITO_CLIENT_ID: signIn!.clientId,
           AUTH_BASE_URL: `${signIn!.origin}/api/auth`,
-          SESSION_KEY_SECRET_ARN: cookieKey!.secretArn,
+          SESSION_KEY_SECRET_ARN: pagingSecret.secretArn,
         },
         observability,
       }).function;
-      cookieKey!.grantRead(fn);
+      pagingSecret.grantRead(fn);
       return fn;
     };
 

@@ -122,16 +122,14 @@ describe('functions', () => {
         expect(reads, route.name).toEqual([]);
       }
     }
-    // Whatever else the stack has (the sweeper, functions to come): only the paging routes' roles may read it.
+    // Whatever else the stack has (the sweeper, functions to come): only the paging routes' roles
+    // may read it, and the web app's sign-in routes, which derive their cookie key from it.
     const readers = Object.values(resources('AWS::IAM::Policy'))
       .filter((policy) => JSON.stringify(policy.Properties.PolicyDocument).includes(secretId))
       .flatMap((policy) => policy.Properties.Roles.map((role: { Ref: string }) => role.Ref))
       .sort();
     expect(readers).toEqual(
-      routes
-        .filter((r) => r.pages)
-        .map((r) => logicalIdOf('AWS::IAM::Role', `${r.name}Role`))
-        .sort(),
+      [...routes.filter((r) => r.pages), ...signInRoutes].map((r) => logicalIdOf('AWS::IAM::Role', `${r.name}Role`)).sort(),
     );
     // No dynamic reference resolves the secret's value into the template anywhere (the search
     // cluster's master password is resolved by CloudFormation from its own secret, as RDS needs).

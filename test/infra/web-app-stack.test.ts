@@ -4,11 +4,11 @@
  * distribution-wide error pages, the CSP headers policy, the file bucket's CORS naming exactly
  * the app's origin, no dependency cycle, and the sign-in: Cognito's managed login with an
  * authorization-code-only client called back at the app's origin, four public routes whose
- * functions may read the cookie key and nothing else.
+ * functions may read the secret their cookie key is derived from, and nothing else.
  */
 import { describe, expect, it } from 'vitest';
 import { SESSION_MAX_AGE_SECONDS } from '#functions/auth/session';
-import { signInRoutes } from '#functions/routes';
+import { routes, signInRoutes } from '#functions/routes';
 import { buildApp } from '#lib/stack/app';
 import { WEB_SESSION_DAYS } from '#lib/stack/auth';
 import { flatTemplate, testContext, testTemplate } from '#test/support/stack';
@@ -160,13 +160,19 @@ describe('the sign-in (Cognito managed login through /auth/*)', () => {
       expect(variables.AUTH_BASE_URL, route.name).toEqual({
         'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/api/auth']],
       });
-      expect(variables.SESSION_KEY_SECRET_ARN, route.name).toEqual({ Ref: expect.stringMatching(/^SignInCookieKey/) });
+      expect(variables.SESSION_KEY_SECRET_ARN, route.name).toEqual({ Ref: expect.stringMatching(/^PagingTokenSecret/) });
       expect(variables.TABLE_NAME, route.name).toBeUndefined();
     }
   });
 
-  it('lets the sign-in functions read the cookie key and write their logs, nothing else; no other function reads the key', () => {
-    const [keyId] = ofType('AWS::SecretsManager::Secret').find(([id]) => id.startsWith('SignInCookieKey'))!;
+  it('lets the sign-in functions read the secret their cookie key is derived from and write their logs, nothing else', () => {
+    // No secret of their own ($0.40 a month): the paging secret, whose other readers are the routes that page
+    // (the search cluster's credentials are the only other secret).
+    expect(ofType('AWS::SecretsManager::Secret').map(([id]) => id)).toEqual([
+      expect.stringMatching(/^PagingTokenSecret/),
+      expect.stringMatching(/SearchIndexClusterSecret/),
+    ]);
+    const [keyId] = ofType('AWS::SecretsManager::Secret').find(([id]) => id.startsWith('PagingTokenSecret'))!;
     const roleOf = (name: string) => ofType('AWS::IAM::Role').find(([id]) => id.startsWith(`${name}Role`))![0];
     const signInRoles = signInRoutes.map((route) => roleOf(route.name)).sort();
     const policies = ofType('AWS::IAM::Policy').map(([, p]) => p.Properties);
@@ -174,7 +180,8 @@ describe('the sign-in (Cognito managed login through /auth/*)', () => {
       .filter((p) => JSON.stringify(p.PolicyDocument).includes(`"${keyId}"`))
       .flatMap((p) => p.Roles.map((r: { Ref: string }) => r.Ref))
       .sort();
-    expect(readers).toEqual(signInRoles);
+    const pagingRoles = routes.filter((route) => 'pages' in route && route.pages === true).map((route) => roleOf(route.name));
+    expect(readers).toEqual([...signInRoles, ...pagingRoles].sort());
     for (const role of signInRoles) {
       const statements = policies
         .filter((p) => JSON.stringify(p.Roles) === JSON.stringify([{ Ref: role }]))
