@@ -117,6 +117,10 @@ export class DocumentsStack extends Stack {
           ...(pages ? { PAGING_TOKEN_SECRET_ARN: pagingSecret.secretArn } : {}),
           // The repositories' storage quota (functions/core/limits.ts: 10 GiB unless the environment sets one).
           ...(config.quotaBytes !== undefined ? { QUOTA_BYTES: String(config.quotaBytes) } : {}),
+          // A new share link's `url` is the web app's page for it (functions/links/create-link.ts).
+          ...(route.handler === 'links/create-link' && withWebApp
+            ? { WEB_APP_URL: Lazy.string({ produce: () => `${webApp!.origin}/app` }) }
+            : {}),
         },
         observability,
       }).function;

@@ -67,6 +67,16 @@ describe('the distribution', () => {
   });
 });
 
+describe('share links', () => {
+  it('point at the app’s page: the function that makes them is told the app’s address, no other function is', () => {
+    const told = ofType('AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Environment?.Variables?.WEB_APP_URL !== undefined);
+    expect(told.map(([id]) => id)).toEqual([expect.stringMatching(/^CreateLinkFunction/)]);
+    expect(JSON.stringify(told[0]![1].Properties.Environment.Variables.WEB_APP_URL)).toBe(
+      JSON.stringify({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }, '/app']] }),
+    );
+  });
+});
+
 describe('the file bucket', () => {
   it('allows exactly the app’s origin by CORS (the test environment configures no other)', () => {
     const buckets = ofType('AWS::S3::Bucket').filter(([, b]) => b.Properties.CorsConfiguration);

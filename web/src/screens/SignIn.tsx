@@ -1,10 +1,21 @@
 import { useState } from 'preact/hooks';
 import { ErrorText } from '../components/ui';
 import { t } from '../messages';
-import { signIn } from '../session';
+import { signIn, signInMode } from '../session';
 
 export function SignIn() {
   const [error, setError] = useState<unknown>();
+  if (signInMode() === 'cognito') {
+    // Deployed: the managed login (functions/auth/login.ts) asks who you are.
+    return (
+      <main id="main">
+        <h1>{t.signIn}</h1>
+        <button type="button" onClick={() => void signIn('')}>
+          {t.signIn}
+        </button>
+      </main>
+    );
+  }
   return (
     <main id="main">
       <h1>{t.signInTitle}</h1>
