@@ -11,6 +11,7 @@ import { indexItem } from '#functions/worker/indexer';
 import { runAsFunction } from '#lib/local/permissions';
 import { useService, withRoles } from '#test/support/fixture';
 import { type Api, expectProblem, expectValidationError, newDocument, newFolder, newRepository, removeMember } from '#test/support/http';
+import { pdfWithText } from '#test/support/pdf';
 
 /** The service's log: its EMF lines (`metrics {...}`) among them. */
 const logLines: string[] = [];
@@ -310,7 +311,9 @@ describe('GET /search: file text, renames, content changes, the rebuild', () => 
       ).status,
     ).toBe(200);
     expect((await putContent(api, json.id, '{"fruit": "persimmon"}', 'application/json')).status).toBe(200);
-    expect((await putContent(api, pdf.id, helloPdf('quarterly mango report'), 'application/pdf')).status).toBe(200);
+    expect((await putContent(api, pdf.id, new TextEncoder().encode(pdfWithText('quarterly mango report')), 'application/pdf')).status).toBe(
+      200,
+    );
     expect((await putContent(api, binary.id, 'mango mango', 'application/octet-stream')).status).toBe(200);
     const where = { repositoryId: repo.id };
     expect(await names(api, { ...where, q: 'creme brulee' })).toEqual(['latin.txt']);
@@ -353,25 +356,3 @@ describe('GET /search: file text, renames, content changes, the rebuild', () => 
     }
   }, 30_000);
 });
-
-/** A one-page PDF whose text layer says `text` (ASCII letters and spaces). */
-function helloPdf(text: string): Uint8Array {
-  const content = `BT /F1 12 Tf 72 712 Td (${text}) Tj ET`;
-  const objects = [
-    '<< /Type /Catalog /Pages 2 0 R >>',
-    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
-    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
-    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-  ];
-  let out = '%PDF-1.4\n';
-  const offsets: number[] = [];
-  objects.forEach((object, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${object}\nendobj\n`;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return new TextEncoder().encode(out);
-}
