@@ -13,7 +13,16 @@ import { memorySizes, timeoutSeconds } from '#lib/function-settings';
 import { type Budget, budgets } from './budgets';
 import { type CostRow, costs, fileCosts, MB_PER_VCPU, prices, READ_FLOOR } from './cost-model';
 import { f, kb, n, tableOf, usd } from './markdown';
-import { type CapacityRow, EMPTY, FLOOR_PREFIX, type HashingResult, type LinkLatencyRow, PROFILED, type Results, type SearchResult } from './results';
+import {
+  type CapacityRow,
+  EMPTY,
+  FLOOR_PREFIX,
+  type HashingResult,
+  type LinkLatencyRow,
+  PROFILED,
+  type Results,
+  type SearchResult,
+} from './results';
 
 const bold = (text: string | number) => `**${text}**`;
 

@@ -30,7 +30,21 @@ import { throughput } from './scenarios/throughput';
 import { webApp } from './scenarios/web-app';
 import type { ServiceHandlers } from './service';
 
-const scenarios: Scenario[] = [capacity, throughput, scale, coldStart, cost, feed, sharing, lifecycle, files, hashing, links, search, webApp];
+const scenarios: Scenario[] = [
+  capacity,
+  throughput,
+  scale,
+  coldStart,
+  cost,
+  feed,
+  sharing,
+  lifecycle,
+  files,
+  hashing,
+  links,
+  search,
+  webApp,
+];
 const TABLE = 'documents-bench';
 /** The service's and the cost scenario's bundles' alike: a paging token or feed cursor made by one is good in the other. */
 const PAGING_TOKEN_SECRET = 'bench';
