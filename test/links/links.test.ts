@@ -29,7 +29,10 @@ import {
 import { expectInvariants, scanTable } from '#test/support/invariants';
 
 // Everything the process writes while the service runs: the gateway's access log, the handlers'
-// and the worker's log lines (stdout, stderr, console), searched for tokens at the end.
+// and the worker's log lines (stdout, stderr, console), searched for tokens at the end. At INFO,
+// as deployed (npm start writes only WARN and above): the handlers' `request` lines are where a
+// token would leak, and where the tests below read each answer's DynamoDB requests.
+process.env.LOG_LEVEL = 'INFO';
 const logs: string[] = [];
 const restore: (() => void)[] = [];
 beforeAll(() => {
