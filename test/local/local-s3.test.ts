@@ -212,30 +212,39 @@ describe('CORS, exactly the deployed bucket’s (lib/bucket.ts corsRules, the st
     }
   };
   /** The rules of the file bucket in a template the stack synthesizes. */
-  const templateRules = (template: Template) => {
+  const templateRules = (template: Template, appOrigin?: string) => {
     const buckets = Object.values(template.findResources('AWS::S3::Bucket')) as {
       Properties: { CorsConfiguration?: { CorsRules: unknown[] }; LifecycleConfiguration?: unknown };
     }[];
     const files = buckets.filter((bucket) => JSON.stringify(bucket.Properties.LifecycleConfiguration ?? '').includes('AbortIncomplete'));
     expect(files).toHaveLength(1);
-    return files[0]!.Properties.CorsConfiguration?.CorsRules ?? [];
+    const rules = (files[0]!.Properties.CorsConfiguration?.CorsRules ?? []) as { AllowedOrigins: unknown[] }[];
+    // The web app's origin is the distribution's address deployed (a token here), the service's own
+    // locally (lib/local/service.ts passes it): `appOrigin` stands for it; without one it is left out.
+    return rules
+      .map((rule) => ({
+        ...rule,
+        AllowedOrigins: rule.AllowedOrigins.flatMap((origin) => (typeof origin === 'string' ? [origin] : appOrigin ? [appOrigin] : [])),
+      }))
+      .filter((rule) => rule.AllowedOrigins.length > 0);
   };
 
   it('has the rules the stack synthesizes for the same origins', async () => {
     const corsOrigins = [app, 'https://admin.example.com'];
+    const appOrigin = 'http://127.0.0.1:3000';
     const dir = await mkdtemp(join(tmpdir(), 'local-s3-cors-'));
-    const emulator = await startLocalS3({ dataDir: dir, port: 0, corsOrigins });
+    const emulator = await startLocalS3({ dataDir: dir, port: 0, corsOrigins: [...corsOrigins, appOrigin] });
     try {
       const rules = await emulatorRules(emulator);
       expect(rules).toHaveLength(1);
-      expect(rules).toEqual(templateRules(testTemplate({ corsOrigins })));
+      expect(rules).toEqual(templateRules(testTemplate({ corsOrigins }), appOrigin));
     } finally {
       await emulator.stop();
       await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);
 
-  it('by default has the rules the stack synthesizes for the environment the local service stands for (cdk.json, dev: none, so every preflight is refused)', async () => {
+  it('by default has the rules the stack synthesizes for the environment the local service stands for, but the web app’s origin (cdk.json, dev: none, so every preflight is refused)', async () => {
     const dev = buildApp({ context: { ...projectContext(), env: 'dev', 'aws:cdk:bundling-stacks': [] } });
     expect(await emulatorRules(local)).toEqual(templateRules(Template.fromStack(dev.stack)));
     const res = await preflight(local.endpoint, key('cors.bin'), 'http://localhost:5173');
