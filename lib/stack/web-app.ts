@@ -16,7 +16,7 @@
  * (lib/stack/documents-stack.ts, which also gives the sign-in routes of functions/auth/ the
  * distribution's origin: they are reached at `/api/auth/*`).
  */
-import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -200,8 +200,12 @@ export class WebApp extends Construct {
       'Action::s3:GetObject*',
       'Action::s3:List*',
       `Resource::<${stack.getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*`,
-      `Resource::arn:<AWS::Partition>:s3:::cdk-${stack.synthesizer.bootstrapQualifier ?? 'hnb659fds'}-assets-<AWS::AccountId>-<AWS::Region>/*`,
+      // The asset bucket as cdk-nag names it: with the region and partition when the environment names a region.
+      `Resource::arn:${Token.isUnresolved(stack.partition) ? '<AWS::Partition>' : stack.partition}:s3:::cdk-${stack.synthesizer.bootstrapQualifier ?? 'hnb659fds'}-assets-<AWS::AccountId>-${Token.isUnresolved(stack.region) ? '<AWS::Region>' : stack.region}/*`,
     ];
+    // With a build, the page's deployment invalidates index.html and config.json in CloudFront, which CDK grants on `*`.
+    const invalidating =
+      "CDK's BucketDeployment invalidates /app/index.html and /config.json after copying them: CDK grants cloudfront:CreateInvalidation and GetInvalidation on `*`; the function runs only during a deployment.";
     for (const child of stack.node.children) {
       if (!child.node.id.startsWith('Custom::CDKBucketDeployment')) continue;
       because(child, {
@@ -209,6 +213,7 @@ export class WebApp extends Construct {
         'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]':
           "CDK's BucketDeployment function role uses AWSLambdaBasicExecutionRole (logs only); the function runs only during a deployment.",
         ...Object.fromEntries(wildcards.map((finding) => [`AwsSolutions-IAM5[${finding}]`, copying])),
+        'AwsSolutions-IAM5[Resource::*]': invalidating,
       });
     }
   }

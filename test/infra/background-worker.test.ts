@@ -166,9 +166,12 @@ describe('the sweeper', () => {
 });
 
 describe('removing file bytes', () => {
-  // The file bucket: the one bucket that is not the access-log bucket (lib/stack/file-bucket.ts).
+  // The file bucket: the bucket of the Files construct that is not its access-log bucket (lib/stack/file-bucket.ts; the
+  // web app's bucket is another construct's).
   const filesId = () => {
-    const ids = Object.keys(resources('AWS::S3::Bucket')).filter((id) => !id.startsWith(idOf('AWS::S3::Bucket', 'FilesAccessLogs')));
+    const ids = Object.keys(resources('AWS::S3::Bucket')).filter(
+      (id) => id.startsWith('Files') && !id.startsWith(idOf('AWS::S3::Bucket', 'FilesAccessLogs')),
+    );
     expect(ids).toHaveLength(1);
     return ids[0]!;
   };
