@@ -213,7 +213,7 @@ describe('the API served from that template (npm run start:template, as sam loca
     summary = routing.summary;
     const { endpoint, tableName } = await createTestTable();
     service = await startLocalService({ port: 0, dataDir, tableName, dynamodbEndpoint: endpoint, log: () => {}, routing });
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await service?.stop();
     rmSync(dataDir, { recursive: true, force: true });
