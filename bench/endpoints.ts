@@ -217,8 +217,8 @@ export const endpoints: Endpoint[] = [
   },
   // Share links: the public routes read the link, the document and the repository in one
   // BatchGetItem (the token names their keys). A link `opened` was opened less than a minute ago:
-  // its `lastUsedAt` is not due. With a password, the check's answer needs the link once more
-  // (a right one: read, or written with `lastUsedAt` when due; a wrong one: counted).
+  // its `lastUsedAt` is not due. With a password, the check is claimed on the link before scrypt
+  // runs; a wrong one keeps its claim, a right one gives it back (with `lastUsedAt` when due).
   {
     name: 'POST /document/{id}/links',
     minimum: least(2, ['document', 'role'], ['link', 'link entry', 'document', 'role', 'change']),
@@ -249,13 +249,13 @@ export const endpoints: Endpoint[] = [
   { name: 'GET /s/{token} (first in a minute)', minimum: least(2, OPENED, ['link']), targets: { kind: 'link token' } },
   {
     name: 'GET /s/{token} (password)',
-    minimum: least(2, [...OPENED, 'link']),
+    minimum: least(3, OPENED, ['link', 'link']),
     targets: { kind: 'opened password link token', pool: 1 },
     headers: RIGHT,
   },
   {
     name: 'GET /s/{token} (password, first in a minute)',
-    minimum: least(2, OPENED, ['link']),
+    minimum: least(3, OPENED, ['link', 'link']),
     targets: { kind: 'password link token' },
     headers: RIGHT,
   },
@@ -269,7 +269,7 @@ export const endpoints: Endpoint[] = [
   { name: 'GET /s/{token}/content', minimum: least(1, OPENED), targets: { kind: 'opened link token', pool: 1 } },
   {
     name: 'GET /s/{token}/content (password)',
-    minimum: least(2, [...OPENED, 'link']),
+    minimum: least(3, OPENED, ['link', 'link']),
     targets: { kind: 'opened password link token', pool: 1 },
     headers: RIGHT,
   },
@@ -281,7 +281,7 @@ export const endpoints: Endpoint[] = [
   },
   {
     name: 'GET /s/{token}/content (large text, password)',
-    minimum: least(2, [...OPENED, 'link', 'content']),
+    minimum: least(3, [...OPENED, 'content'], ['link', 'link']),
     targets: { kind: 'opened large text password link token', pool: 1 },
     headers: RIGHT,
   },

@@ -4,12 +4,7 @@
  * passwords, the lock under parallel guesses, expiry, trash and purge, the feed; and the token
  * in the first answer only: never in a later answer, the table or a log line.
  */
-import { randomBytes, type ScryptOptions, scrypt } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { db, tableName } from '#core/db/client';
-import { linkKey } from '#core/items/keys';
-import { SCRYPT_PARAMETERS } from '#core/passwords';
 import { useService, withRoles } from '#test/support/fixture';
 import {
   type Api,
@@ -368,7 +363,7 @@ describe('GET /s/{token} and GET /s/{token}/content (public)', () => {
     expectProblem(await open('x'), 404); // a refused token writes nothing
   });
 
-  it('reads large text in the round trip after the first; with a password, in the read that confirms the link', async () => {
+  it('reads large text in the round trip after the first; with a password, beside the claim given back', async () => {
     const text = 'large text '.repeat(1000); // 11 KB: in a content item of its own, not in the document item
     const doc = await document({ content: text });
     const right = { 'link-password': 'open sesame' };
@@ -379,12 +374,12 @@ describe('GET /s/{token} and GET /s/{token}/content (public)', () => {
       expect(ensure(res, 200).text).toBe(text);
       return [...requests].sort();
     };
-    // First opens: lastUsedAt written beside the content item's read.
+    // First opens: lastUsedAt written beside the content item's read; with a password, the check claimed first.
     expect(await read(plain.token!)).toEqual(['BatchGetItem', 'BatchGetItem', 'UpdateItem']);
-    expect(await read(guarded.token!, right)).toEqual(['BatchGetItem', 'BatchGetItem', 'UpdateItem']);
-    // lastUsedAt fresh: the content item alone; with a password, read with the link.
+    expect(await read(guarded.token!, right)).toEqual(['BatchGetItem', 'BatchGetItem', 'UpdateItem', 'UpdateItem']);
+    // lastUsedAt fresh: the content item alone; with a password, beside the give-back.
     expect(await read(plain.token!)).toEqual(['BatchGetItem', 'BatchGetItem']);
-    expect(await read(guarded.token!, right)).toEqual(['BatchGetItem', 'BatchGetItem']);
+    expect(await read(guarded.token!, right)).toEqual(['BatchGetItem', 'BatchGetItem', 'UpdateItem', 'UpdateItem']);
   });
 });
 
@@ -436,81 +431,66 @@ describe('passwords', () => {
     expectProblem(await open(link.token!, { 'link-password': 'open sesame' }), 404);
   });
 
-  it('one read, then one write only for a wrong try or a due lastUsedAt: a right password with a fresh lastUsedAt writes nothing', async () => {
+  it('claims each check before scrypt: a wrong try keeps its claim, a right one gives it back (with lastUsedAt when due)', async () => {
     const link = await passwordLink();
     const right = { 'link-password': 'open sesame' };
     const first = await withRequests(() => open(link.token!, right));
     ensure(first.res, 200);
-    expect(first.requests).toEqual(['BatchGetItem', 'UpdateItem']); // lastUsedAt, on the condition that the link is not locked
+    expect(first.requests).toEqual(['BatchGetItem', 'UpdateItem', 'UpdateItem']); // the claim; given back with lastUsedAt
     const again = await withRequests(() => open(link.token!, right));
     ensure(again.res, 200);
-    expect(again.requests).toEqual(['BatchGetItem', 'BatchGetItem']); // lastUsedAt fresh: the link read again, nothing written
+    expect(again.requests).toEqual(['BatchGetItem', 'UpdateItem', 'UpdateItem']); // the claim; given back
     const wrong = await withRequests(() => open(link.token!, { 'link-password': 'wrong' }));
     expectChallenge(wrong.res, 'wrong');
-    expect(wrong.requests).toEqual(['BatchGetItem', 'UpdateItem']); // the wrong try counted
+    expect(wrong.requests).toEqual(['BatchGetItem', 'UpdateItem']); // the claim, kept: the wrong try counted
     const missing = await withRequests(() => open(link.token!));
     expectChallenge(missing.res, 'required');
     expect(missing.requests).toEqual(['BatchGetItem']);
-    // Only the wrong try is counted: right ones leave nothing to give back.
-    const stored = (await scanTable()).find((item) => item.id === link.id && String(item.PK).startsWith('DOC#'));
-    expect(stored?.lock).toMatchObject({ tries: 1 });
+    // Only the wrong try is counted: the right ones gave theirs back.
+    expect((await storedLink(link.id))?.lock).toMatchObject({ tries: 1 });
+    expect(checksOf(link.id)).toEqual({ right: 2, wrong: 1 });
   });
 
-  it('a right password that finds the link locked once its check is done answers 429, as a wrong one would', {
-    timeout: 120_000,
-  }, async () => {
+  it('counts only wrong tries towards the lock: right passwords between nine wrong ones leave it one short', async () => {
     const link = await passwordLink();
-    // The same password hashed with p = 12 (the same memory, 12 times the time), so that the lock can land during the check.
-    const slow = { ...SCRYPT_PARAMETERS, p: 12 };
-    const salt = randomBytes(16);
-    const options: ScryptOptions = { ...slow, maxmem: 256 * slow.N * slow.r };
-    const hash = await new Promise<Buffer>((resolve, reject) =>
-      scrypt('open sesame', salt, 32, options, (error, key) => (error ? reject(error) : resolve(key))),
-    );
-    const update = (name: 'password' | 'lock', value?: unknown) =>
-      db().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: linkKey(link.documentId, link.id),
-          UpdateExpression: value === undefined ? 'REMOVE #name' : 'SET #name = :value',
-          ExpressionAttributeNames: { '#name': name },
-          ...(value === undefined ? {} : { ExpressionAttributeValues: { ':value': value } }),
-        }),
-      );
-    await update('password', { salt: salt.toString('base64'), hash: hash.toString('base64'), ...slow });
-    // The lock is written while the check runs: after the link was read (else the read finds it: one request), before the
-    // check ends (else the answer is there first). A busy machine may miss that moment: then again, with another wait.
-    for (const wait of [250, 1000, 60]) {
-      await update('lock');
-      let answered = false;
-      const opening = withRequests(() =>
-        open(link.token!, { 'link-password': 'open sesame' }).finally(() => {
-          answered = true;
-        }),
-      );
-      await new Promise((resolve) => setTimeout(resolve, wait));
-      await update('lock', { until: Date.now() + 15 * 60_000, tries: 10 });
-      const inTime = !answered;
-      const { res, requests } = await opening;
-      if (!inTime || requests.length === 1) continue;
-      expect(res.status, res.text).toBe(429);
-      expect(requests).toEqual(['BatchGetItem', 'UpdateItem']); // checked; its write found the lock
-      return;
-    }
-    throw new Error('the lock never landed during the check');
+    for (let i = 0; i < 9; i++) expectChallenge(await open(link.token!, { 'link-password': `guess ${i}` }), 'wrong');
+    for (let i = 0; i < 3; i++) ensure(await open(link.token!, { 'link-password': 'open sesame' }), 200);
+    expect((await storedLink(link.id))?.lock).toMatchObject({ tries: 9 });
+    expectChallenge(await open(link.token!, { 'link-password': 'guess 9' }), 'wrong');
+    expect((await open(link.token!, { 'link-password': 'open sesame' })).status).toBe(429);
+    expect(checksOf(link.id)).toEqual({ right: 3, wrong: 10 }); // the last one was refused before its check
   });
 
-  it('gives 20 parallel wrong guesses exactly 10 checks: ten 401, ten 429', async () => {
+  it('gives 20 parallel wrong guesses exactly 10 checks: ten 401, ten 429 that ran no check', async () => {
     const link = await passwordLink();
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => open(link.token!, { 'link-password': `parallel guess ${i}` })));
     const statuses = answers.map((res) => res.status).sort();
     expect(statuses).toEqual([...Array(10).fill(401), ...Array(10).fill(429)]);
+    expect(checksOf(link.id)).toEqual({ right: 0, wrong: 10 });
     expect((await open(link.token!, { 'link-password': 'open sesame' })).status).toBe(429);
+    expect(checksOf(link.id)).toEqual({ right: 0, wrong: 10 });
     // The table agrees: ten checks counted in the window.
-    const stored = (await scanTable()).find((item) => item.id === link.id && String(item.PK).startsWith('DOC#'));
-    expect(stored?.lock).toMatchObject({ tries: 10 });
+    expect((await storedLink(link.id))?.lock).toMatchObject({ tries: 10 });
   });
 });
+
+/** The link item as stored. */
+async function storedLink(linkId: string) {
+  return (await scanTable()).find((item) => item.id === linkId && String(item.PK).startsWith('DOC#'));
+}
+
+/** The scrypt checks a link took, from the handlers' log lines (one per check, functions/core/items/link.ts). */
+function checksOf(linkId: string): { right: number; wrong: number } {
+  const counted = { right: 0, wrong: 0 };
+  for (const chunk of logs) {
+    for (const line of chunk.split('\n')) {
+      if (!line.includes('share link: password checked') || !line.includes(linkId)) continue;
+      const parsed = JSON.parse(line) as { linkId: string; right: boolean };
+      if (parsed.linkId === linkId) counted[parsed.right ? 'right' : 'wrong']++;
+    }
+  }
+  return counted;
+}
 
 describe('the feed, purge and repository delete', () => {
   it('records link-created and link-revoked, with the link id and its document, never the token', async () => {

@@ -20,13 +20,14 @@ import { itemExists, itemIsAbsent } from '../db/conditions';
 import { pageRequest, readPage } from '../db/queries';
 import { forbidden, HttpError, notFound, throttled } from '../errors';
 import { now, repositoryOf } from '../ids';
+import { logger } from '../logger';
 import { hashPassword, type PasswordHash, passwordMatches } from '../passwords';
 import type { PageQuery } from '../requests';
 import type { Caller, Document, Link, Page } from '../resources';
 import { recordChange } from './change';
 import { currentContentKeyOf, documentIsLive, liveDocumentIn, readDocument, sharedDocumentKeys, sharedDocumentOf } from './document';
-import { aclKey, documentPartition, type Key, LINK_PREFIX, linkEntryKey, linkKey, repositoryKey, repositoryPartition } from './keys';
-import { ACCESS_STEP, authorized, explainAccess, type Lookup, readWithRole, roleCheck as roleCheckFor, roleInBucket } from './role';
+import { aclKey, documentPartition, LINK_PREFIX, linkEntryKey, linkKey, repositoryKey, repositoryPartition } from './keys';
+import { ACCESS_STEP, authorized, explainAccess, readWithRole, roleCheck as roleCheckFor, roleInBucket } from './role';
 
 /** The link item. `expiry`: ISO 8601 or absent (not `expiresAt`, the table's TTL attribute). */
 export interface StoredLink {
@@ -223,23 +224,19 @@ const challenge = { headers: { 'WWW-Authenticate': 'Link-Password' } };
 
 /**
  * The document a token opens, as of now: one BatchGetItem (the link, the document, with its
- * text while it fits the item, and the repository), then at most one more round trip:
+ * text while it fits the item, and the repository), then:
  * - no password: `lastUsedAt` when due (one conditional UpdateItem, at most once a minute);
- * - a wrong password: the wrong-password counter (one conditional UpdateItem, `countWrongTry`);
- * - a right password: `confirmOpen`, one conditional UpdateItem when `lastUsedAt` is due, else
- *   one strongly consistent read of the link (no write).
- * Large text's content item is read in that same round trip, not in the first: its key holds the
- * document's `contentVersion`, which only the document item says (docs/data-model.md: Share links).
+ * - a password: the check claimed in the link's window first (`claimCheck`, one conditional
+ *   UpdateItem), then scrypt; a wrong password keeps its claim (that is the counted try), a right
+ *   one gives it back (`giveBack`, one UpdateItem that also writes `lastUsedAt` when due).
+ * Large text's content item is read beside the last write, not in the first round trip: its key
+ * holds the document's `contentVersion`, which only the document item says (docs/data-model.md:
+ * Share links).
  *
- * Why the password is checked before anything is written (docs/data-model.md: the lock): a claim
- * written before the check would bound how many scrypt checks run at once, but a right password
- * would then pay a second write to give its claim back, since the table cannot tell a right
- * claim from a wrong one otherwise. Instead the check's answer is what is bounded: a wrong
- * answer (401) is given only if its conditional ADD counted it below LOCK_TRIES, and a right
- * answer (200) only if the link, read again after the check, is still not locked (the write or
- * read of `confirmOpen`). So a guess that lost the race answers 429 whether it was right or
- * wrong, and parallel guesses learn no more than LOCK_TRIES answers per window. The scrypt checks
- * of a burst that arrives before the lock are bounded by the public routes' throttle instead.
+ * Why claim before the check (docs/data-model.md: the lock): only a claimed check runs scrypt, so
+ * parallel guesses never run more than LOCK_TRIES checks a window (32 MiB and ~85 ms of a core
+ * each), and never learn more than LOCK_TRIES answers. The price is a right password's second
+ * write: the table cannot tell a right claim from a wrong one until the check is done.
  */
 export async function openLink(
   token: string,
@@ -269,13 +266,17 @@ export async function openLink(
   }
   if (password === undefined)
     throw new HttpError('link-password-required', 'This link needs its password: send it in `Link-Password`.', challenge);
-  if (!(await passwordMatches(password, stored.password))) {
-    await countWrongTry(stored, at);
-    throw new HttpError('link-password-wrong', 'The password is wrong.', challenge);
-  }
-  // Large text's content item (when the route sends content) is read in the confirmation's round trip.
-  const confirmed = await confirmOpen(stored, at, options.content ? currentContentKeyOf(live) : undefined);
-  return sharedDocumentOf(live, (k) => confirmed(k) ?? lookup(k), options);
+  const window = await claimCheck(stored, at);
+  const right = await passwordMatches(password, stored.password);
+  // One line per scrypt check, never the token: how many checks a link took is in the logs.
+  logger.info('share link: password checked', { linkId: stored.id, right });
+  if (!right) throw new HttpError('link-password-wrong', 'The password is wrong.', challenge);
+  // Large text's content item (when the route sends content) is read beside the give-back.
+  const [, content] = await Promise.all([
+    giveBack(stored, window, at),
+    options.content && currentContentKeyOf(live) ? getItems([currentContentKeyOf(live)!]) : undefined,
+  ]);
+  return sharedDocumentOf(live, (k) => content?.(k) ?? lookup(k), options);
 }
 
 function sameHash(stored: string, computed: string): boolean {
@@ -309,13 +310,13 @@ async function touch(stored: StoredLink, at: number): Promise<void> {
 }
 
 /**
- * A wrong password, counted in the link's window with one conditional UpdateItem: a new window
- * when none is open, else one more try while fewer than LOCK_TRIES are counted. Only a counted
- * try may answer 401: the eleventh in a window fails its condition and is 429. Racing guesses
- * that both found no window open: one opens it, the other counts in it (the failed condition
- * hands back the item as it is).
+ * A password check, claimed in the link's window with one conditional UpdateItem before scrypt
+ * runs: a new window when none is open, else one more try while fewer than LOCK_TRIES are counted.
+ * The claim that fails its condition is 429 and runs no check. Racing claims that both found no
+ * window open: one opens it, the other counts in it (the failed condition hands back the item as
+ * it is). Returns the window's end, for `giveBack`.
  */
-async function countWrongTry(stored: StoredLink, at: number): Promise<void> {
+async function claimCheck(stored: StoredLink, at: number): Promise<number> {
   const key = linkKey(stored.documentId, stored.id);
   const names = { '#lock': 'lock', '#until': 'until', '#tries': 'tries' };
   let lock = stored.lock;
@@ -340,7 +341,7 @@ async function countWrongTry(stored: StoredLink, at: number): Promise<void> {
             'attribute_exists(PK) AND (attribute_not_exists(#lock) OR #lock.#until <= :now)',
           ),
         );
-    if (result.updated) return;
+    if (result.updated) return open ? lock!.until : at + LOCK_WINDOW_MS;
     const current = result.item as StoredLink | undefined;
     if (!current) throw linkNotFound(); // revoked meanwhile
     if (isLocked(current, at)) throw locked(current.lock!.until, at);
@@ -350,37 +351,22 @@ async function countWrongTry(stored: StoredLink, at: number): Promise<void> {
 }
 
 /**
- * A right password: the link as it is after the check, not locked (and not revoked) meanwhile.
- * When `lastUsedAt` is due, one UpdateItem that sets it on that condition; otherwise one strongly
- * consistent read of the link, with the content item when there is one to read. Returns what
- * that read found.
+ * A right password's claim given back, in the window it was counted in (a window that ended
+ * meanwhile has nothing to give back), with `lastUsedAt` when it is due: one UpdateItem. A link
+ * revoked during the check is 404.
  */
-async function confirmOpen(stored: StoredLink, at: number, contentKey: Key | undefined): Promise<Lookup> {
-  const key = linkKey(stored.documentId, stored.id);
-  if (!lastUsedDue(stored, at)) {
-    const found = await getItems([key, ...(contentKey ? [contentKey] : [])]);
-    const current = found(key) as StoredLink | undefined;
-    if (!current) throw linkNotFound(); // revoked meanwhile
-    if (isLocked(current, at)) throw locked(current.lock!.until, at);
-    return found;
-  }
-  const [result, found] = await Promise.all([
-    updateItem(
-      update(
-        key,
-        'SET #lastUsedAt = :now',
-        { '#lastUsedAt': 'lastUsedAt', '#lock': 'lock', '#until': 'until', '#tries': 'tries' },
-        { ...lastUsedValues(at), ':max': LOCK_TRIES, ':at': at },
-        `attribute_exists(PK) AND (attribute_not_exists(#lock) OR #lock.#until <= :at OR #lock.#tries < :max) AND ${lastUsedCondition}`,
-      ),
+async function giveBack(stored: StoredLink, window: number, at: number): Promise<void> {
+  const due = lastUsedDue(stored, at);
+  const names = { '#lock': 'lock', '#until': 'until', '#tries': 'tries', ...(due ? { '#lastUsedAt': 'lastUsedAt' } : {}) };
+  const values = { ':one': 1, ':until': window, ...(due ? { ':now': new Date(at).toISOString() } : {}) };
+  const result = await updateItem(
+    update(
+      linkKey(stored.documentId, stored.id),
+      `SET #lock.#tries = #lock.#tries - :one${due ? ', #lastUsedAt = :now' : ''}`,
+      names,
+      values,
+      'attribute_exists(PK) AND #lock.#until = :until AND #lock.#tries >= :one',
     ),
-    contentKey ? getItems([contentKey]) : Promise.resolve<Lookup>(() => undefined),
-  ]);
-  if (!result.updated) {
-    const current = result.item as StoredLink | undefined;
-    if (!current) throw linkNotFound(); // revoked meanwhile
-    if (isLocked(current, at)) throw locked(current.lock!.until, at);
-    // Otherwise only `lastUsedAt` was fresh: another open wrote it meanwhile.
-  }
-  return found;
+  );
+  if (!result.updated && !result.item) throw linkNotFound(); // revoked meanwhile
 }
