@@ -129,8 +129,11 @@ async function startBroker(): Promise<Broker> {
     return { id, endpoint: database.endpoint };
   }
 
+  // `connection: close`: a test file's next call opens a new socket. A kept-alive one could be
+  // closed by this server (its 5 s keep-alive) just as a loaded worker sent a lease on it, and
+  // that lease failed with "other side closed" (synth.test.ts after a long bundle build, in CI).
   const answer = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
+    res.writeHead(status, { 'content-type': 'application/json', connection: 'close' });
     res.end(JSON.stringify(body));
   };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {

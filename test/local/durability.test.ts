@@ -6,7 +6,8 @@
  * deletes); at a random Nth answer node's and java's groups are SIGKILLed; `bin/local.ts` is
  * started again on the same DATA_DIR, and every answered write must be there as answered.
  * Writes still in flight at the kill may have happened or not, but wholly.
- * DURABILITY_ROUNDS=<n> runs more rounds (default 4).
+ * DURABILITY_ROUNDS=<n> runs more rounds (default 2: each is ~20 s of a 2-core machine; a kill at
+ * a random answer, so more rounds try more moments, not other code).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
@@ -16,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadLocalIssuer } from '#lib/local/jwt';
 import { killHard, type Running, removeService, startService, waitUntilGone } from '#test/support/child-service';
 
-const ROUNDS = Number(process.env.DURABILITY_ROUNDS) || 4;
+const ROUNDS = Number(process.env.DURABILITY_ROUNDS) || 2;
 const SEEDS = 20;
 const CREATES = 20;
 

@@ -125,12 +125,13 @@ describe('a file verified over several invocations', () => {
   });
 
   it('does not expire while it is being verified: the expiry clock stops at complete', async () => {
-    // An upload that lives 3 s, and a verification that takes longer: a one-part file of 2 MiB,
-    // hashed 64 KiB an invocation (32 of them, each a round of the worker).
+    // An upload that lives 3 s, and a verification that takes longer: a one-part file of 1 MiB,
+    // hashed 8 KiB an invocation (129 of them, each a round of the worker, which is a stream read
+    // and two writes: 32 rounds once took under 3 s on an idle machine; 129 take ~4 times that).
     process.env.UPLOAD_EXPIRY_SECONDS = '3';
     process.env.TASK_BUDGET_MS = '1';
-    process.env.VERIFY_STEP_BYTES = String(64 * 1024);
-    const file = bytes(2 * MiB + 1, 5);
+    process.env.VERIFY_STEP_BYTES = String(8 * 1024);
+    const file = bytes(MiB + 1, 5);
     const started = await sendAndComplete(ctx.owner.api, 'slow.bin', file, sha256(file));
     await new Promise((resolve) => setTimeout(resolve, Date.parse(started.expiresAt) - Date.now() + 200));
     const stillVerifying = await verifyProgress(started.id);
