@@ -14,6 +14,23 @@ process.env.ROUTE_COVERAGE_FILE ??= join(tmpdir(), `documents-route-coverage-${r
 /** Files that run with the service's limits lowered (functions/core/limits.ts): a limit test seeds 4, not 999. */
 const LOWERED_LIMITS = ['test/repositories/limits.test.ts'];
 
+/**
+ * The fast tier's files that synthesize the stack. They run in a project of their own that shares
+ * one module cache per worker (`isolate: false`): aws-cdk-lib and the app load once, not once a
+ * file, and a template one file synthesized is there for the next (test/support/stack.ts,
+ * `testTemplate`). None of them changes process.env or mocks a module.
+ */
+const TEMPLATES = [
+  'test/infra/stack.test.ts',
+  'test/infra/file-bucket.test.ts',
+  'test/infra/monitoring.test.ts',
+  'test/infra/web-app-stack.test.ts',
+  'test/infra/stack-size.test.ts',
+  'test/unit/cost-model.test.ts',
+  'test/web/stack-web-app.test.ts',
+  'test/web/stack-web-app-hosting.test.ts',
+];
+
 const FAST = [
   'test/unit/**/*.test.ts',
   'test/cli/progress.test.ts',
@@ -21,18 +38,10 @@ const FAST = [
   'test/contract/openapi.test.ts',
   'test/contract/schemas.test.ts',
   'test/contract/contract-check.test.ts',
-  'test/infra/stack.test.ts',
-  'test/infra/file-bucket.test.ts',
-  'test/infra/monitoring.test.ts',
   'test/web/logic.test.ts',
   'test/web/bundle.test.ts',
-  'test/web/stack-web-app.test.ts',
   'test/auth/**/*.test.ts',
-  'test/infra/web-app-stack.test.ts',
-  'test/web/stack-web-app-hosting.test.ts',
   'test/search/query.test.ts',
-  'test/infra/stack-size.test.ts',
-  'test/unit/cost-model.test.ts',
 ];
 
 /**
@@ -125,14 +134,15 @@ export default defineConfig({
     },
     ...reporting,
     projects: [
-      { extends: true, test: { name: 'fast', include: FAST } },
+      { extends: true, test: { name: 'fast', include: FAST, exclude: TEMPLATES } },
+      { extends: true, test: { name: 'templates', include: TEMPLATES, isolate: false } },
       {
         extends: true,
         // A fresh in-memory DynamoDB Local for each test file that uses one, from a pool kept warm.
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/completeness/**', ...FAST, ...LOWERED_LIMITS],
+          exclude: ['test/completeness/**', ...FAST, ...TEMPLATES, ...LOWERED_LIMITS],
           ...databaseTier,
         },
       },

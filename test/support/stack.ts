@@ -26,9 +26,21 @@ export const testContext = (settings: Record<string, unknown> = {}, context: Rec
   ...context,
 });
 
-/** The template for the test environment with `settings` changed (and other context, if given), nested stacks merged in. */
+/** Templates synthesized so far in this worker: the template tests share modules (vitest.config.ts: TEMPLATES), and a synth costs seconds. */
+const synthesized = new Map<string, Template>();
+
+/**
+ * The template for the test environment with `settings` changed (and other context, if given),
+ * nested stacks merged in. Synthesized once per worker for the same arguments: a Template is only read.
+ */
 export function testTemplate(settings: Record<string, unknown> = {}, context: Record<string, unknown> = {}): Template {
-  return flatTemplate(buildApp({ context: testContext(settings, context) }).stack);
+  const key = JSON.stringify([settings, context]);
+  let template = synthesized.get(key);
+  if (!template) {
+    template = flatTemplate(buildApp({ context: testContext(settings, context) }).stack);
+    synthesized.set(key, template);
+  }
+  return template;
 }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
