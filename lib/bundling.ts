@@ -1,12 +1,13 @@
 /**
- * How every Lambda function is bundled: one set of esbuild settings, used by the CDK stack
- * (through NodejsFunction) and by the tests and benchmarks that bundle a handler exactly as
- * the stack deploys it (through esbuild's API). Change it here and both follow.
+ * How every Lambda function is bundled: one set of esbuild settings, used by the CDK stack (one
+ * build of every function, lib/stack/function-code.ts) and by the tests and benchmarks that bundle
+ * a handler exactly as the stack deploys it. Change it here and both follow.
  */
 
-import { dirname, join } from 'node:path';
+import { copyFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BuildOptions, build } from 'esbuild';
+import { type BuildOptions, build, buildSync } from 'esbuild';
 
 export const projectRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -25,8 +26,8 @@ export const functionBundling = {
   /** ESM builds of the AWS SDK and its dependencies first. */
   mainFields: ['module', 'main'],
   /**
-   * Bundle the pinned SDK instead of using the runtime's copy (NodejsFunction leaves
-   * `@aws-sdk/*` out by default on Node 22): the code deployed is the code tested.
+   * Bundle the pinned SDK instead of using the runtime's copy (Lambda's Node 22 has its own
+   * `@aws-sdk/*`): the code deployed is the code tested.
    */
   externalModules: [] as string[],
   /**
@@ -37,8 +38,8 @@ export const functionBundling = {
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   /**
    * Modules of the SDK swapped for smaller ones (esbuild's `--alias:from=to`; paths relative to
-   * the project root, where NodejsFunction runs esbuild). Code run unbundled (npm start, the
-   * tests) keeps the real ones.
+   * the project root, where esbuild runs). Code run unbundled (npm start, the tests) keeps the
+   * real ones.
    *
    * - Lambda hands a function its credentials in environment variables, so the SDK's default
    *   credential chain (SSO, ini files, STS web identity, process, ECS, EC2 metadata, with the
@@ -99,7 +100,7 @@ function extraOptions(tracing: TracingOption): Pick<BuildOptions, 'alias'> {
   return options;
 }
 
-/** The esbuild options NodejsFunction derives from `functionBundling`, for bundling outside CDK. */
+/** esbuild's options for one handler, from `functionBundling`. */
 export function esbuildOptions(entry: string, outfile: string, tracing: TracingOption = {}): BuildOptions {
   return {
     entryPoints: [entry],
@@ -114,7 +115,7 @@ export function esbuildOptions(entry: string, outfile: string, tracing: TracingO
     external: [...functionBundling.externalModules],
     banner: { js: functionBundling.banner },
     ...extraOptions(tracing),
-    // NodejsFunction runs esbuild from the project root; relative paths in flags resolve there.
+    // esbuild runs from the project root; relative paths in flags resolve there.
     absWorkingDir: projectRoot,
     tsconfig: join(projectRoot, 'tsconfig.json'),
     logLevel: 'silent',
@@ -126,4 +127,45 @@ export async function bundleHandler(handler: string, outdir: string, tracing: Tr
   const outfile = join(outdir, 'index.mjs');
   await build(esbuildOptions(handlerEntry(handler), outfile, tracing));
   return outfile;
+}
+
+/** A function as the bundler sees it: its name (its directory), its handler, the files it reads at run time. */
+export interface BundledFunction {
+  readonly name: string;
+  readonly handler: string;
+  readonly files?: readonly string[];
+}
+
+/**
+ * esbuild's options for bundling `functions` in one build, each into `outdir/<name>/index.mjs`.
+ * One build reads and parses the modules they share (the SDK, functions/core) once, not once a
+ * handler. Without code splitting each entry's output is the bundle its own build writes, byte for
+ * byte (test/infra/synth.test.ts checks one against `bundleHandler`).
+ */
+function oneBuildOptions(functions: readonly BundledFunction[], outdir: string, tracing: TracingOption): BuildOptions {
+  const { outfile: _outfile, entryPoints: _entryPoints, ...options } = esbuildOptions(handlerEntry(functions[0]!.handler), outdir, tracing);
+  return {
+    ...options,
+    entryPoints: Object.fromEntries(functions.map((fn) => [`${fn.name}/index`, handlerEntry(fn.handler)])),
+    outdir,
+    outExtension: { '.js': '.mjs' },
+  };
+}
+
+/** The files each function reads at run time (e.g. the docs page's assets), copied beside its bundle. */
+function copyRunTimeFiles(functions: readonly BundledFunction[], outdir: string): void {
+  for (const fn of functions)
+    for (const file of fn.files ?? []) copyFileSync(join(projectRoot, file), join(outdir, fn.name, basename(file)));
+}
+
+/** Bundles `functions` into `outdir/<name>/index.mjs` in one build (see `oneBuildOptions`), for code that cannot wait: a CDK synth. */
+export function bundleFunctionsSync(functions: readonly BundledFunction[], outdir: string, tracing: TracingOption = {}): void {
+  buildSync(oneBuildOptions(functions, outdir, tracing));
+  copyRunTimeFiles(functions, outdir);
+}
+
+/** Bundles `functions` into `outdir/<name>/index.mjs` in one build (see `oneBuildOptions`). */
+export async function bundleFunctions(functions: readonly BundledFunction[], outdir: string, tracing: TracingOption = {}): Promise<void> {
+  await build(oneBuildOptions(functions, outdir, tracing));
+  copyRunTimeFiles(functions, outdir);
 }

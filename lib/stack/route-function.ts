@@ -5,20 +5,26 @@
  * on the file bucket's objects under the file prefix.
  */
 
-import { join } from 'node:path';
 import { Duration, Names, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import {
+  ApplicationLogLevel,
+  Architecture,
+  Function as LambdaFunction,
+  LoggingFormat,
+  Runtime,
+  SystemLogLevel,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { CfnBucket, IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { type DynamoDbAction, dynamodbActionsOf, type HttpMethod, type S3Action, s3ActionsOf } from '#functions/routes';
 import { bucketDefinition } from '#lib/bucket';
-import { esbuildArgsFor, functionBundling, handlerEntry, projectRoot } from '#lib/bundling';
 import { memorySizeOf, timeoutSeconds } from '#lib/function-settings';
 import type { LogLevel } from './config';
+import { functionCode } from './function-code';
 import { samLocalRequested } from './sam-local';
 
 export interface RouteFunctionProps {
@@ -67,7 +73,7 @@ const systemLogLevel: Record<LogLevel, SystemLogLevel> = {
 };
 
 export class RouteFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
 
   constructor(scope: Construct, id: string, props: RouteFunctionProps) {
     super(scope, id);
@@ -138,12 +144,13 @@ export class RouteFunction extends Construct {
       });
     }
 
-    const files = route.files ?? [];
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: handlerEntry(route.handler),
-      handler: 'handler',
-      projectRoot,
-      depsLockFilePath: join(projectRoot, 'package-lock.json'),
+    this.function = new LambdaFunction(this, 'Function', {
+      // The bundle (and the files the handler reads at run time, beside it) from one build of every function.
+      code: functionCode(route.name, {
+        tracing: props.observability.tracing,
+        samLocal: samLocalRequested(this.node.tryGetContext('samLocal')),
+      }),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: memorySizeOf(route.name),
@@ -162,33 +169,6 @@ export class RouteFunction extends Construct {
         ...(props.observability.tracing ? { POWERTOOLS_TRACE_ENABLED: 'true' } : {}),
       },
       ...(props.observability.tracing ? { tracing: Tracing.ACTIVE } : {}),
-      bundling: {
-        format: OutputFormat.ESM,
-        target: functionBundling.target,
-        minify: functionBundling.minify,
-        sourceMap: functionBundling.sourceMap,
-        mainFields: [...functionBundling.mainFields],
-        bundleAwsSDK: true,
-        externalModules: [...functionBundling.externalModules],
-        banner: functionBundling.banner,
-        // NodejsFunction passes an array as one flag per item (`--alias:from=to`); without
-        // tracing, the tracer is left out of the bundle, and but for sam local, the token check.
-        esbuildArgs: esbuildArgsFor({
-          tracing: props.observability.tracing,
-          samLocal: samLocalRequested(this.node.tryGetContext('samLocal')),
-        }),
-        tsconfig: join(projectRoot, 'tsconfig.json'),
-        // Files the handler reads at run time (e.g. the docs page's assets) go beside the bundle.
-        ...(files.length > 0
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (inputDir: string, outputDir: string) => files.map((file) => `cp "${join(inputDir, file)}" "${outputDir}/"`),
-              },
-            }
-          : {}),
-      },
     });
   }
 }

@@ -8,7 +8,7 @@
  * template's routes and integrations and its bundles, as `sam local start-api` serves it, with the
  * template's JWT authorizer applied by the local gateway. The smoke: one route of each resource,
  * the public reference, a 401 and the `$default` fallback, every answer held to openapi.json.
- * (One synth for both: each bundles every function, a minute of the suite. The bundles it is
+ * (One synth for both: each bundles every function, one esbuild build, lib/stack/function-code.ts. The bundles it is
  * compared with are bundles.test.ts's, built once for the run: test/support/bundles.ts.)
  */
 import { type ChildProcess, execFile, execFileSync } from 'node:child_process';
