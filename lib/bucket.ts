@@ -12,11 +12,13 @@ export const bucketDefinition = {
    * plain `PUT` of the bytes (one part, or one per part of a multipart upload), `GET` or `HEAD`
    * with `Range`. The URL itself is the authorization; CORS only lets the page read the answer.
    * ETag: a browser may read each part's ETag; Content-Range and Accept-Ranges: ranged reads;
-   * Content-Disposition: the name to save a download under.
+   * Content-Disposition: the name to save a download under. Link-Password: the share-link page
+   * fetches a file's bytes with that header, and the browser keeps it on the 302 to the bucket, so
+   * the bucket's preflight must allow it (S3 ignores it; the presigned URL is what authorizes).
    */
   cors: {
     allowedMethods: ['GET', 'HEAD', 'PUT'],
-    allowedHeaders: ['content-type', 'range'],
+    allowedHeaders: ['content-type', 'range', 'link-password'],
     exposedHeaders: ['etag', 'content-range', 'accept-ranges', 'content-disposition'],
     maxAgeSeconds: 3600,
   },

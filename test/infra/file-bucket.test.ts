@@ -107,7 +107,7 @@ describe('the file bucket', () => {
           {
             AllowedOrigins: ['https://app.example.com', Match.objectLike({ 'Fn::Join': Match.anyValue() })],
             AllowedMethods: ['GET', 'HEAD', 'PUT'],
-            AllowedHeaders: ['content-type', 'range'],
+            AllowedHeaders: ['content-type', 'range', 'link-password'],
             ExposedHeaders: ['etag', 'content-range', 'accept-ranges', 'content-disposition'],
             MaxAge: 3600,
           },

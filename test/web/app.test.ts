@@ -456,6 +456,36 @@ describe('journeys', () => {
     await visitor.getByRole('heading', { name: 'Link not found' }).waitFor();
   });
 
+  it('share link with a password to a stored file: the right password downloads its bytes through the redirect to the bucket', async () => {
+    const owner = unique('file-sharer');
+    const api = await apiOf(owner);
+    const repo = (await api.POST('/', { body: { name: 'File shares' } })).data!;
+    const bytes = randomBytes(2048);
+    const started = await api.POST('/uploads', { body: { folderId: repo.rootFolderId, name: 'figures.bin', size: bytes.length } });
+    const upload = started.data!;
+    expect((await fetch(upload.parts![0]!.url, { method: 'PUT', body: bytes })).status).toBe(200);
+    const done = await api.POST('/uploads/{id}/complete', { params: { path: { id: upload.id } } });
+    expect(done.data).toMatchObject({ storage: 'file', size: bytes.length });
+    const link = (await api.POST('/document/{id}/links', { params: { path: { id: done.data!.id } }, body: { password: 'correct horse' } }))
+      .data!;
+
+    const context = await browser.newContext();
+    contexts.push(context);
+    const visitor = await context.newPage();
+    visitor.on('pageerror', (error) => pageErrors.push(`file visitor: ${error.message}`));
+    await visitor.goto(link.url!);
+    await visitor.getByLabel('Password').fill('correct horse');
+    await visitor.getByRole('button', { name: 'Open' }).click();
+    await visitor.getByRole('heading', { name: 'figures.bin' }).waitFor();
+    // The content route answers 302 to a presigned bucket URL; the fetch that sends Link-Password follows it
+    // cross-origin, which the bucket's CORS rules must let through (a preflight for that header).
+    const [download] = await Promise.all([visitor.waitForEvent('download'), visitor.getByRole('button', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toBe('figures.bin');
+    const chunks: Buffer[] = [];
+    for await (const chunk of await download.createReadStream()) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+  });
+
   it('no journey met a script error', () => {
     expect(contexts.length).toBeGreaterThan(5);
     expect(pageErrors).toEqual([]);
