@@ -54,16 +54,22 @@ describe('npm run upload / npm run download', () => {
     const file = join(dir, 'recording.bin');
     await writeFile(file, bytes);
 
-    // One part at a time, killed as soon as the bucket holds the first.
+    // One part at a time, killed as soon as the bucket holds the first. Once the upload exists the
+    // tool is stopped (SIGSTOP) while the test looks: otherwise, on a loaded machine, it sent the
+    // other parts and completed during the look.
     const first = run('upload', [ctx.repo.rootFolderId, file, '--parallel', '1']);
     let uploadId: string | undefined;
     for (let waited = 0; ; waited += 20) {
-      if (waited > 15_000) throw new Error(`no part arrived in 15 s; the tool said: ${first.stderr()}`);
+      if (waited > 30_000) throw new Error(`no part arrived in 30 s; the tool said: ${first.stderr()}`);
       uploadId ??= await readFile(stateFileOf(file), 'utf8').then(
         (text) => JSON.parse(text).uploadId as string | undefined,
         () => undefined, // not written yet
       );
-      if (uploadId && (await getUpload(uploadId)).received?.length) break;
+      if (uploadId) {
+        first.child.kill('SIGSTOP');
+        if ((await getUpload(uploadId)).received?.length) break;
+        first.child.kill('SIGCONT');
+      }
       await sleep(20);
     }
     first.child.kill('SIGKILL');
