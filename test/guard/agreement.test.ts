@@ -39,6 +39,7 @@ import {
   reindexFunction,
   routes,
   s3ActionsOf,
+  signInRoutes,
   workerFunction,
 } from '#functions/routes';
 import { exampleCall } from '#lib/examples';
@@ -296,8 +297,8 @@ const functionNamed = (name: string): DeclaredFunction => allFunctions().find((f
 const OTHER_GRANTS: { action: string; holds: (fn: DeclaredFunction) => boolean; where: string }[] = [
   {
     action: 'secretsmanager:GetSecretValue',
-    holds: (fn) => 'pages' in fn && fn.pages === true,
-    where: 'the paging-token secret, to a route with `pages` (lib/stack/documents-stack.ts)',
+    holds: (fn) => ('pages' in fn && fn.pages === true) || signInRoutes.some((route) => route.name === fn.name),
+    where: 'the paging-token secret, to a route with `pages` and to the sign-in routes (their cookie key; lib/stack/documents-stack.ts)',
   },
   {
     action: 'events:PutEvents',
@@ -344,7 +345,10 @@ function disagreements(fn: DeclaredFunction): string[] {
 }
 
 describe('IAM: every function is granted exactly what its code can call', () => {
-  it.each(allFunctions().map((fn) => [fn.name, fn] as const))('%s', (_, fn) => {
+  // The web app's sign-in routes too, as the stack makes their functions (lib/stack/documents-stack.ts:
+  // no `method`, the Idempotency-Key layer is the API's): they call Cognito over HTTPS and read the paging secret.
+  const signInFunctions = signInRoutes.map((route) => ({ name: route.name, handler: route.handler, dynamodb: [] }) as DeclaredFunction);
+  it.each([...allFunctions(), ...signInFunctions].map((fn) => [fn.name, fn] as const))('%s', (_, fn) => {
     expect(disagreements(fn), `${fn.name} (functions/${fn.handler}.ts): its grants against what its code can call`).toEqual([]);
   });
 
