@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { setMetricsSink } from '#core/metrics';
 import { samLocalCaller } from '#core/sam-local-auth';
 import { createGateway } from '#lib/local/gateway';
 import { LOCAL_AUDIENCE, LOCAL_ISSUER, type LocalIssuer, loadLocalIssuer } from '#lib/local/jwt';
@@ -27,9 +28,10 @@ let gatewayUrl: string;
 let getDocument: typeof import('#functions/documents/get-document')['handler'];
 
 beforeAll(async () => {
-  // The handlers' request lines and the logged 500 are not this test's output.
+  // The handlers' request lines, the logged 500 and their metric lines are not this test's output.
   process.env.LOG_LEVEL = 'SILENT';
   ({ handler: getDocument } = await import('#functions/documents/get-document'));
+  setMetricsSink(() => {});
   dataDir = await mkdtemp(join(tmpdir(), 'sam-local-auth-'));
   issuer = await loadLocalIssuer(dataDir);
   attacks = await attackTokens(issuer);
@@ -45,6 +47,7 @@ beforeAll(async () => {
   gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
+  setMetricsSink(undefined);
   await new Promise((resolve) => gateway.close(resolve));
   await rm(dataDir, { recursive: true, force: true });
 });
