@@ -38,19 +38,32 @@ const bytes = (size: number, seed: number) => {
 };
 const sha256 = (buffer: Buffer) => createHash('sha256').update(buffer).digest('hex');
 
-/** Begins an upload of `file` (one part, two past PART), sends its parts, and completes it: 202, verifying. */
-async function sendAndComplete(api: Api, name: string, file: Buffer, declared: string): Promise<Upload> {
+/** Begins an upload of `file` and sends its parts. */
+async function send(api: Api, name: string, file: Buffer, declared: string): Promise<Upload> {
   const folder = await newFolder(api, ctx.repo.rootFolderId);
   const started = ensure(await api.post('/uploads', { folderId: folder.id, name, size: file.length, sha256: declared }), 201)
     .body as Upload;
   const parts = started.parts!.map((_part, i) => file.subarray(i * PART, (i + 1) * PART));
   const sent = await Promise.all(started.parts!.map((part, i) => fetch(part.url, { method: 'PUT', body: parts[i] })));
   expect(sent.map((r) => r.status)).toEqual(parts.map(() => 200));
+  return started;
+}
+
+/** Completes an upload whose bytes were sent: 202, verifying. */
+async function completeToVerifying(api: Api, started: Upload): Promise<void> {
   const verifying = await api.post(`/uploads/${started.id}/complete`, undefined);
   expect(verifying.status, verifying.text).toBe(202);
   expect(verifying.body).toMatchObject({ id: started.id, status: 'verifying' });
+}
+
+/** Begins an upload of `file`, sends its parts, and completes it: 202, verifying. */
+async function sendAndComplete(api: Api, name: string, file: Buffer, declared: string): Promise<Upload> {
+  const started = await send(api, name, file, declared);
+  await completeToVerifying(api, started);
   return started;
 }
+
+const sleepUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 
 /** The progress (bytes hashed) of the upload's verify task, or undefined when there is none (done). */
 async function verifyProgress(uploadId: string): Promise<number | undefined> {
@@ -125,15 +138,20 @@ describe('a file verified over several invocations', () => {
   });
 
   it('does not expire while it is being verified: the expiry clock stops at complete', async () => {
-    // An upload that lives 3 s, and a verification that takes longer: a one-part file of 1 MiB,
-    // hashed 8 KiB an invocation (129 of them, each a round of the worker, which is a stream read
-    // and two writes: 32 rounds once took under 3 s on an idle machine; 129 take ~4 times that).
-    process.env.UPLOAD_EXPIRY_SECONDS = '3';
+    // An upload that lives 5 s, completed 1.5 s before it expires, and a verification that takes
+    // longer than that: a two-part file (a one-part file is completed by its Object Created event,
+    // before the test would) of 8.25 MiB hashed 192 KiB an invocation, 44 of them, each a round of
+    // the worker (~90 ms on an idle machine: ~4 s; longer on a loaded one). Completed at the last
+    // moment, not at once: how long the verification must outlast does not depend on how long the
+    // upload and its bytes took to send.
+    process.env.UPLOAD_EXPIRY_SECONDS = '5';
     process.env.TASK_BUDGET_MS = '1';
-    process.env.VERIFY_STEP_BYTES = String(8 * 1024);
-    const file = bytes(MiB + 1, 5);
-    const started = await sendAndComplete(ctx.owner.api, 'slow.bin', file, sha256(file));
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(started.expiresAt) - Date.now() + 200));
+    process.env.VERIFY_STEP_BYTES = String(192 * 1024);
+    const file = bytes(PART + 256 * 1024, 5);
+    const started = await send(ctx.owner.api, 'slow.bin', file, sha256(file));
+    await sleepUntil(Date.parse(started.expiresAt) - 1_500);
+    await completeToVerifying(ctx.owner.api, started);
+    await sleepUntil(Date.parse(started.expiresAt) + 200);
     const stillVerifying = await verifyProgress(started.id);
     expect(stillVerifying, 'the verification ended before the upload expired: make it slower').toBeDefined();
     expect((await uploadNow(ctx.owner.api, started.id)).status).toBe('verifying');
