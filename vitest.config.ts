@@ -39,6 +39,7 @@ const FAST = [
   'test/contract/schemas.test.ts',
   'test/contract/contract-check.test.ts',
   'test/web/logic.test.ts',
+  'test/web/refreshing-fetch.test.ts',
   'test/web/bundle.test.ts',
   'test/auth/**/*.test.ts',
   'test/search/query.test.ts',

@@ -8,6 +8,7 @@
  */
 import { signal } from '@preact/signals';
 import { createDocumentsClient, type DocumentsClient } from '../../lib/client/index';
+import { refreshingFetch } from './refreshing-fetch';
 
 export interface WebConfig {
   apiBase: string;
@@ -28,7 +29,11 @@ export async function loadSession(): Promise<void> {
   const answer = await fetch('/config.json', { cache: 'no-cache' });
   if (answer.ok) config = (await answer.json()) as WebConfig;
   const base = new URL(config.apiBase, location.origin).href.replace(/\/+$/, '');
-  api = createDocumentsClient(base, { token: () => token ?? '' });
+  api = createDocumentsClient(base, {
+    token: () => token ?? '',
+    // With the managed sign-in, a 401 refreshes the access token once and sends the request again.
+    ...(config.signIn === 'cognito' ? { fetch: refreshingFetch({ send: (request) => fetch(request), refresh: refreshToken }) } : {}),
+  });
   anonymous = createDocumentsClient(base);
   if (config.signIn === 'cognito') return refresh();
   const remembered = sessionStorage.getItem(USER_KEY);
@@ -39,6 +44,12 @@ export async function loadSession(): Promise<void> {
 export const signInMode = () => config.signIn;
 
 let refreshTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** The access token `refresh` leaves in memory, for the client's retry after a 401. */
+const refreshToken = async (): Promise<string | undefined> => {
+  await refresh();
+  return token;
+};
 
 /** A fresh access token from the session cookie (401: nobody is signed in), and the next refresh a minute before it expires. */
 async function refresh(): Promise<void> {
