@@ -149,9 +149,10 @@ export const endpoints: Endpoint[] = [
   { name: 'POST /uploads/{id}/parts', minimum: least(1, ['upload']), targets: { kind: 'upload', pool: 10 } },
   {
     // The upload; its move to `verifying` before the parts are joined (so the Object Created event
-    // that brings finds it taken care of); the version's transaction, which also completes it.
+    // that brings finds it taken care of); the version's transaction, which also completes it (the
+    // document item is its current revision: no revision item).
     name: 'POST /uploads/{id}/complete',
-    minimum: least(3, ['upload'], ['upload', 'upload', 'document', 'revision', 'entry', 'change']),
+    minimum: least(3, ['upload'], ['upload', 'upload', 'document', 'entry', 'change']),
     targets: { kind: 'sent upload' },
   },
   // The upload, then its cancel with the reservation given back; once its bytes are gone, it leaves the sweeper's index.
