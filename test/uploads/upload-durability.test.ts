@@ -40,9 +40,12 @@ describe('uploads across SIGKILL of the local service', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'documents-upload-durability-'));
-    // The sweeper looks often and takes work at once: what a lost event leaves, it finds within seconds.
+    // The sweeper looks often and takes work 2 s old: what a lost event leaves, it finds within
+    // seconds of the restart. Not at once (grace 0): a sweep between a one-part upload's start and
+    // its bytes finds no part yet and looks again only at the upload's expiry, as deployed, where
+    // the grace is 5 minutes (that happened on a loaded run: the sweeper never came back to it).
     process.env.SWEEP_INTERVAL_MS = '500';
-    process.env.SWEEP_GRACE_SECONDS = '0';
+    process.env.SWEEP_GRACE_SECONDS = '2';
     running = await startService(dataDir);
     token = await (await loadLocalIssuer(dataDir)).issueToken('upload-durability');
     const repository = await call('POST', '/', { name: `uploads ${Date.now()}` });
