@@ -9,7 +9,8 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { type Route, routes, s3ActionsOf } from '#functions/routes';
 import { bucketDefinition } from '#lib/bucket';
-import { testTemplate } from '#test/support/stack';
+import { buildApp } from '#lib/stack/app';
+import { flatTemplate, testContext, testTemplate } from '#test/support/stack';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 
@@ -21,9 +22,19 @@ const planted: Route = {
   dynamodb: ['dynamodb:BatchGetItem'],
   s3: ['s3:PutObject', 's3:GetObject', 's3:ListBucket'],
 };
-(routes as Route[]).push(planted);
-
-const template = testTemplate();
+/**
+ * The template with `planted` in the route table, synthesized here and not shared: the template
+ * tests share one module cache (vitest.config.ts: TEMPLATES), so the route table is taken back
+ * at once and the shared templates (`testTemplate`) never see the planted route.
+ */
+const template = (() => {
+  (routes as Route[]).push(planted);
+  try {
+    return flatTemplate(buildApp({ context: testContext() }).stack);
+  } finally {
+    (routes as Route[]).splice(routes.indexOf(planted), 1);
+  }
+})();
 /** The other settings these tests look at, in one template: each synth costs seconds. */
 const configured = testTemplate({ corsOrigins: ['https://app.example.com'], destroyable: true });
 /** The file bucket and its access-log bucket (the web app's bucket is lib/stack/web-app.ts's: test/infra/web-app-stack.test.ts). */
