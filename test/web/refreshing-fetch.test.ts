@@ -16,22 +16,28 @@ function api(good: string) {
   return { send, seen };
 }
 
+/** `refresh` that counts its calls. */
+function counted(refresh: () => Promise<string | undefined>) {
+  const wrapped = Object.assign(
+    async () => {
+      wrapped.calls++;
+      return refresh();
+    },
+    { calls: 0 },
+  );
+  return wrapped;
+}
+
 describe('refreshingFetch', () => {
   it('refreshes once on a 401 and sends the same request again with the new token', async () => {
     const { send, seen } = api('fresh');
-    let refreshes = 0;
-    const fetch = refreshingFetch({
-      send,
-      refresh: async () => {
-        refreshes++;
-        return 'fresh';
-      },
-    });
+    const refresh = counted(async () => 'fresh');
+    const fetch = refreshingFetch({ send, refresh });
     const answer = await fetch(
       new Request('https://app.example/document', { method: 'POST', headers: { authorization: 'Bearer stale' }, body: '{"name":"a"}' }),
     );
     expect(answer.status).toBe(200);
-    expect(refreshes).toBe(1);
+    expect(refresh.calls).toBe(1);
     expect(seen).toEqual([
       { auth: 'Bearer stale', body: '{"name":"a"}' },
       { auth: 'Bearer fresh', body: '{"name":"a"}' },
@@ -40,36 +46,26 @@ describe('refreshingFetch', () => {
 
   it('leaves other answers alone, and a 401 when the session has ended', async () => {
     const { send, seen } = api('fresh');
-    let refreshes = 0;
-    const fetch = refreshingFetch({
-      send,
-      refresh: async () => {
-        refreshes++;
-        return undefined;
-      },
-    });
+    const refresh = counted(async () => undefined);
+    const fetch = refreshingFetch({ send, refresh });
     expect((await fetch(new Request('https://app.example/', { headers: { authorization: 'Bearer fresh' } }))).status).toBe(200);
-    expect(refreshes).toBe(0);
+    expect(refresh.calls).toBe(0);
     expect((await fetch(new Request('https://app.example/', { headers: { authorization: 'Bearer stale' } }))).status).toBe(401);
-    expect(refreshes).toBe(1);
+    expect(refresh.calls).toBe(1);
     expect(seen).toHaveLength(2);
   });
 
   it('shares one refresh among parallel 401s', async () => {
     const { send } = api('fresh');
-    let refreshes = 0;
-    const fetch = refreshingFetch({
-      send,
-      refresh: async () => {
-        refreshes++;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        return 'fresh';
-      },
+    const refresh = counted(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return 'fresh';
     });
+    const fetch = refreshingFetch({ send, refresh });
     const answers = await Promise.all(
       Array.from({ length: 5 }, () => fetch(new Request('https://app.example/', { headers: { authorization: 'Bearer stale' } }))),
     );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(refreshes).toBe(1);
+    expect(refresh.calls).toBe(1);
   });
 });
