@@ -62,7 +62,7 @@ describe('migrations', () => {
   it('are recorded, and running them again changes nothing', async () => {
     expect(await migrate((sql, params = []) => db.execute(sql, params))).toEqual([]);
     const versions = await db.execute('SELECT version FROM search_schema_version ORDER BY version', []);
-    expect(versions.map((row) => row.version)).toEqual([1, 2]);
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3]);
   });
 });
 
@@ -84,6 +84,31 @@ const find = (q: string, extra: { folderId?: string } = {}) =>
   asWorker(() => searchItems({ query: parseQuery(q), repositoryIds: ['r1'], offset: 0, limit: 50, ...extra })).then((hits) =>
     hits.map((hit) => hit.name).sort(),
   );
+
+describe('order across pages', () => {
+  it('name hits first, then content-only hits by rank; each page is its slice of the whole order', async () => {
+    await asWorker(async () => {
+      for (const [i, updatedAt] of ['2026-01-03', '2026-01-01', '2026-01-02'].entries()) {
+        await upsertItem(item({ id: `qn${i}`, name: `quince name ${i}`, updatedAt: `${updatedAt}T00:00:00.000Z` }), 1);
+      }
+      // More occurrences rank higher: qc3 (three) before qc2 (two) before qc1 (one).
+      for (const times of [1, 2, 3]) {
+        await upsertItem(item({ id: `qc${times}`, name: `plain ${times}`, content: `${'quince pie. '.repeat(times)}and more words` }), 1);
+      }
+    });
+    const page = (offset: number, limit: number) =>
+      asWorker(() => searchItems({ query: parseQuery('quince'), repositoryIds: ['r1'], offset, limit })).then((hits) =>
+        hits.map((hit) => hit.name),
+      );
+    const whole = await page(0, 50);
+    expect(whole).toEqual(['quince name 0', 'quince name 2', 'quince name 1', 'plain 3', 'plain 2', 'plain 1']);
+    for (const limit of [1, 2, 4]) {
+      const pages: string[] = [];
+      for (let offset = 0; offset < whole.length + limit; offset += limit) pages.push(...(await page(offset, limit)));
+      expect(pages, `pages of ${limit}`).toEqual(whole);
+    }
+  });
+});
 
 describe('text PostgreSQL cannot hold', () => {
   it('a NUL in the content (a file of bytes, an inline text) is indexed as a space', async () => {

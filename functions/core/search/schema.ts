@@ -127,6 +127,15 @@ export const migrations: readonly Migration[] = [
       DROP_REPOSITORY,
     ],
   },
+  {
+    version: 3,
+    statements: [
+      // Ranking and phrases read each match's word list: out of line but not compressed, it is
+      // read without being decompressed (a phrase of two words in half of 100,000 documents:
+      // 490 → 350 ms on PGlite). Rows written from now on; a rebuild rewrites the others.
+      'ALTER TABLE search_items ALTER COLUMN content_words SET STORAGE EXTERNAL',
+    ],
+  },
 ];
 
 /** The table that records which migrations ran. */

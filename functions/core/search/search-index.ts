@@ -187,6 +187,8 @@ export async function searchItems(request: SearchRequest): Promise<IndexHit[]> {
   const excluded = request.query.excluded.map((term) => `NOT ${matches(term)}`);
   const positive = request.query.required.flat();
   const nameScore = positive.map((term) => `(${sqlOf(term).name})::int`).join(' + ');
+  // The same as `nameScore > 0`, in a form the name indexes can answer.
+  const inName = `(${positive.map((term) => sqlOf(term).name).join(' OR ')})`;
   // All required groups (for ranking and snippets), and any of their terms (did the content match at all).
   const allContent = request.query.required.map((group) => `(${group.map((t) => sqlOf(t).content).join(' || ')})`).join(' && ');
   const anyContent = positive.map((t) => sqlOf(t).content).join(' || ');
@@ -208,30 +210,47 @@ export async function searchItems(request: SearchRequest): Promise<IndexHit[]> {
     : '';
   if (request.folderId) filters.push('i.folder_id IN (SELECT id FROM below)');
 
+  const where = `i.repository_id IN (SELECT id FROM repos) AND NOT i.deleted AND NOT i.trashed AND i.folder_id IS NOT NULL
+        AND i.folder_id NOT IN (SELECT id FROM hidden)
+        ${filters.map((f) => `AND ${f}`).join(' ')}
+        AND ${required.join(' AND ')}
+        ${excluded.map((e) => `AND ${e}`).join(' ')}`;
+  const columns = `i.id, i.kind, i.repository_id, i.folder_id, i.name, i.content_type, i.size, i.updated_at, i.content,
+        ${nameScore} AS name_score,
+        i.content_words @@ (${anyContent}) AS content_matched,
+        ts_rank_cd(i.content_words, ${allContent}) AS content_rank`;
+  const end = p.add(request.offset + request.limit);
+  // Two parts, in the order of the contract: hits in the name first, then hits only in the content.
+  // The content-only part runs only when the name hits do not fill the page (a one-time filter):
+  // ranking content reads every match's word list, which for a word in half the documents is most
+  // of the query's time, and is not needed when the name hits come first anyway.
   const sql = `WITH RECURSIVE repos AS (SELECT jsonb_array_elements_text(${repos}::jsonb) AS id),
     hidden AS (
       SELECT f.id FROM search_items f WHERE f.kind = 'folder' AND f.trashed AND NOT f.deleted AND f.repository_id IN (SELECT id FROM repos)
       UNION SELECT c.id FROM search_items c JOIN hidden h ON c.folder_id = h.id WHERE c.kind = 'folder'
     )${below},
+    name_hits AS MATERIALIZED (
+      SELECT ${columns} FROM search_items i
+      WHERE ${inName} AND ${where}
+      ORDER BY name_score DESC, content_rank DESC, i.updated_at DESC, i.id
+      LIMIT ${end}
+    ),
+    content_hits AS MATERIALIZED (
+      SELECT ${columns} FROM search_items i
+      WHERE (SELECT count(*) FROM name_hits) < ${end} AND ${where} AND NOT ${inName}
+      ORDER BY content_rank DESC, i.updated_at DESC, i.id
+      LIMIT ${end}
+    ),
     hits AS (
-      SELECT i.id, i.kind, i.repository_id, i.folder_id, i.name, i.content_type, i.size, i.updated_at, i.content,
-        ${nameScore} AS name_score,
-        i.content_words @@ (${anyContent}) AS content_matched,
-        ts_rank_cd(i.content_words, ${allContent}) AS content_rank
-      FROM search_items i
-      WHERE i.repository_id IN (SELECT id FROM repos) AND NOT i.deleted AND NOT i.trashed AND i.folder_id IS NOT NULL
-        AND i.folder_id NOT IN (SELECT id FROM hidden)
-        ${filters.map((f) => `AND ${f}`).join(' ')}
-        AND ${required.join(' AND ')}
-        ${excluded.map((e) => `AND ${e}`).join(' ')}
-      ORDER BY (${nameScore}) > 0 DESC, name_score DESC, content_rank DESC, i.updated_at DESC, i.id
+      SELECT * FROM (SELECT *, 0 AS part FROM name_hits UNION ALL SELECT *, 1 AS part FROM content_hits) both_parts
+      ORDER BY part, name_score DESC, content_rank DESC, updated_at DESC, id
       LIMIT ${p.add(request.limit)} OFFSET ${p.add(request.offset)}
     )
     SELECT id, kind, repository_id, folder_id, name, content_type, size, updated_at, name_score, content_matched,
       CASE WHEN content_matched THEN ts_headline('search_english', content, ${allContent},
         'MaxFragments=1, MaxWords=35, MinWords=12, ShortWord=2, StartSel=${SNIPPET_START}, StopSel=${SNIPPET_END}') END AS headline
     FROM hits
-    ORDER BY name_score > 0 DESC, name_score DESC, content_rank DESC, updated_at DESC, id`;
+    ORDER BY part, name_score DESC, content_rank DESC, updated_at DESC, id`;
   const rows = await execute(sql, p.values);
   return rows.map(hitOf);
 }
