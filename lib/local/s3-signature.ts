@@ -86,7 +86,7 @@ interface Parsed {
   presigned: boolean;
 }
 
-function parseAuthorization(request: SignedRequest, params: [string, string][]): Parsed | undefined {
+function parseAuthorization(request: SignedRequest, params: [string, string][], body: Uint8Array | undefined): Parsed | undefined {
   const authorization = header(request.headers, 'authorization');
   const query = new Map(params);
   const presigned = query.has('X-Amz-Algorithm') || query.has('X-Amz-Signature') || query.has('X-Amz-Credential');
@@ -114,7 +114,9 @@ function parseAuthorization(request: SignedRequest, params: [string, string][]):
     credential = parts.get('Credential');
     const signedHeaders = parts.get('SignedHeaders');
     const signature = parts.get('Signature');
-    const payloadHash = header(request.headers, 'x-amz-content-sha256');
+    // S3 takes the payload's hash from a header; other services hash the body they received.
+    const payloadHash =
+      header(request.headers, 'x-amz-content-sha256') ?? (body ? createHash('sha256').update(body).digest('hex') : undefined);
     if (!credential || !signedHeaders || !signature) {
       throw new S3Refusal('AuthorizationHeaderMalformed', 'The authorization header is malformed.', 400);
     }
@@ -167,9 +169,12 @@ export function verifySignature(
   request: SignedRequest,
   secretOf: (accessKeyId: string) => string | undefined,
   now: number = Date.now(),
+  /** Another service than S3 (`rds-data`: ./data-api.ts), with the body it received. */
+  other?: { service: string; body: Uint8Array },
 ): string | undefined {
   const params = queryParameters(request.url);
-  const auth = parseAuthorization(request, params);
+  const auth = parseAuthorization(request, params, other?.body);
+  const service = other?.service ?? 's3';
   if (!auth) return undefined;
 
   const time = amzTime(auth.amzDate);
@@ -181,8 +186,8 @@ export function verifySignature(
   if (auth.scope.date !== auth.amzDate.slice(0, 8)) {
     throw new S3Refusal('SignatureDoesNotMatch', 'The date of the credential scope does not match the request date.', 403);
   }
-  if (auth.scope.service !== 's3') {
-    throw new S3Refusal('SignatureDoesNotMatch', `The credential scope names service "${auth.scope.service}", not "s3".`, 403);
+  if (auth.scope.service !== service) {
+    throw new S3Refusal('SignatureDoesNotMatch', `The credential scope names service "${auth.scope.service}", not "${service}".`, 403);
   }
   // The credentials first (a temporary key's token, which `secretOf` may refuse as expired), then the request's own time.
   const secret = secretOf(auth.accessKeyId);

@@ -7,6 +7,8 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,12 +16,22 @@ import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allFunctions, finaliserFunction, routes, sweeperFunction, workerFunction } from '#functions/routes';
+import {
+  allFunctions,
+  finaliserFunction,
+  migrateFunction,
+  reindexFunction,
+  routes,
+  sweeperFunction,
+  workerFunction,
+} from '#functions/routes';
 import { projectRoot } from '#lib/bundling';
+import { type LocalDataApi, startLocalDataApi } from '#lib/local/data-api';
 import { localClient } from '#lib/local/dynamodb-local';
 import { buildEvent, resolveRoute } from '#lib/local/lambda-event';
 import { ensureIndexes } from '#lib/local/layout-version';
 import { type LocalS3, startLocalS3 } from '#lib/local/s3';
+import { type LocalSearchDatabase, startLocalSearchDatabase } from '#lib/local/search-database';
 import { sharedBundles } from '#test/support/bundles';
 import { createTestTable } from '#test/support/dynamodb';
 
@@ -29,6 +41,11 @@ const bundles = new Map<string, string>();
 let env: Record<string, string> = {};
 /** The file bucket, for the routes that declare S3 actions (each signs with a key of its own, held to its grants). */
 let bucket: LocalS3 | undefined;
+/** The search database behind the RDS Data API, for the functions the stack gives the search cluster. */
+let searchDatabase: LocalSearchDatabase | undefined;
+let dataApi: LocalDataApi | undefined;
+const SEARCH_CLUSTER = 'arn:aws:rds:us-east-1:123456789012:cluster:bundle-search';
+const SEARCH_SECRET = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:bundle-search-AbCdEf';
 
 /** Loads the bundle in a fresh Node process and calls its handler once, like a cold Lambda. */
 const INVOKE = `
@@ -47,6 +64,8 @@ writeFileSync(resultFile, JSON.stringify(result ?? null));
 `;
 
 let invocation = 0;
+/** What the last bundle invoked logged (LOG_LEVEL WARN: its warnings and errors), for a failing expectation's message. */
+let lastLogs = '';
 async function invoke(
   method: string,
   url: string,
@@ -84,15 +103,9 @@ async function feedOf(repositoryId: string): Promise<Record<string, unknown>[]> 
 }
 
 const invoked = new Set<string>();
-/**
- * Functions whose every call reaches the search cluster through the Data API, which nothing here
- * serves: a bundle of them run alone has no database (test/search/ runs their code through the
- * local runtime's PGlite). Not yet proven from their bundles: a gap, written down in docs/operations.md.
- */
-const NEEDS_SEARCH_CLUSTER = new Set(['Search', 'SearchMigrate', 'SearchReindex']);
 
 /** Runs one function's bundle once, in a fresh Node process, with `event`; returns what its handler returned. */
-async function invokeBundle(name: string, event: unknown, what = name): Promise<unknown> {
+async function invokeBundle(name: string, event: unknown, what = name, moreEnv: Record<string, string> = {}): Promise<unknown> {
   const n = ++invocation;
   const eventFile = join(workdir, `event-${n}.json`);
   const resultFile = join(workdir, `result-${n}.json`);
@@ -103,11 +116,23 @@ async function invokeBundle(name: string, event: unknown, what = name): Promise<
   // key, not the function's (the local runtime holds functions to their grants: test/local/permissions.test.ts).
   const declaresS3 = ((allFunctions().find((fn) => fn.name === name) as { s3?: readonly string[] } | undefined)?.s3 ?? []).length > 0;
   const s3Env = declaresS3 && bucket ? { BUCKET_NAME: bucket.bucket, S3_ENDPOINT: bucket.endpoint, ...keyEnv(bucket.credentials) } : {};
+  // As lib/stack/search-index.ts gives it to a function granted the search cluster; the SDK's own endpoint setting finds the local Data API.
+  const usesSearch = (allFunctions().find((fn) => fn.name === name) as { search?: boolean } | undefined)?.search === true;
+  const searchEnv =
+    usesSearch && dataApi
+      ? {
+          SEARCH_CLUSTER_ARN: SEARCH_CLUSTER,
+          SEARCH_SECRET_ARN: SEARCH_SECRET,
+          SEARCH_DATABASE: 'search',
+          AWS_ENDPOINT_URL_RDS_DATA: dataApi.endpoint,
+        }
+      : {};
   try {
-    await run(process.execPath, ['--input-type=module', '-e', INVOKE, bundle, eventFile, resultFile], {
+    const { stdout, stderr } = await run(process.execPath, ['--input-type=module', '-e', INVOKE, bundle, eventFile, resultFile], {
       // No DOCS_ASSETS_DIR: a deployed function finds its files beside its bundle.
-      env: { ...process.env, DOCS_ASSETS_DIR: undefined, ...env, ...s3Env },
+      env: { ...process.env, DOCS_ASSETS_DIR: undefined, ...env, ...s3Env, ...searchEnv, ...moreEnv },
     });
+    lastLogs = `${stdout}${stderr}`;
   } catch (error) {
     // Node prints the failing line of a minified bundle (a whole megabyte): keep the short ones.
     const stderr = String((error as { stderr?: string }).stderr ?? error);
@@ -116,6 +141,23 @@ async function invokeBundle(name: string, event: unknown, what = name): Promise<
   }
   invoked.add(name);
   return JSON.parse(readFileSync(resultFile, 'utf8'));
+}
+
+/** A local HTTP endpoint that records each request's JSON body and answers with `answer(body)`. */
+async function recordingEndpoint(answer: (body: any) => unknown = () => ({})) {
+  const bodies: any[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString() || '{}');
+      bodies.push(body);
+      res.writeHead(200, { 'content-type': 'application/x-amz-json-1.1' });
+      res.end(JSON.stringify(answer(body)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, close: () => server.close() };
 }
 
 const keyEnv = (key: { accessKeyId: string; secretAccessKey: string }) => ({
@@ -128,6 +170,16 @@ beforeAll(async () => {
   const built = sharedBundles();
   built.catch(() => {}); // awaited below
   bucket = await startLocalS3({ dataDir: join(workdir, 's3'), port: 0 });
+  // A new database on disk, not the run's migrated snapshot: the bundled migration function makes its schema.
+  searchDatabase = await startLocalSearchDatabase(join(workdir, 'search'));
+  dataApi = await startLocalDataApi({
+    database: searchDatabase,
+    // The key of the environment, and the bucket's (a function that also uses S3 signs with it).
+    keys: [{ accessKeyId: 'local', secretAccessKey: 'local' }, bucket.credentials],
+    clusterArn: SEARCH_CLUSTER,
+    secretArn: SEARCH_SECRET,
+    databaseName: 'search',
+  });
   const table = await createTestTable();
   // As the deployed table and `npm start`'s have it: the sweeper reads its index.
   await ensureIndexes(table.endpoint, table.tableName);
@@ -146,6 +198,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await bucket?.stop();
+  await dataApi?.close();
+  await searchDatabase?.close();
   rmSync(workdir, { recursive: true, force: true });
 });
 
@@ -208,6 +262,71 @@ describe('every deployed bundle answers a real request', () => {
       expect(asset.body.length).toBe(readFileSync(join(projectRoot, file), 'utf8').length);
     }
     expect((await invoke('GET', '/docs/..%2Fpackage.json')).status).toBe(404);
+  });
+
+  it('runs search from its bundles on the Data API: schema migrated, changes indexed by the worker, the table rebuilt into the index', async () => {
+    // The migration function answers CloudFormation at the request's presigned URL.
+    const cloudFormation = await recordingEndpoint();
+    const stackEvent = (RequestType: string) => ({
+      RequestType,
+      ResponseURL: `${cloudFormation.url}/answer`,
+      StackId: 'stack',
+      RequestId: `r-${RequestType}`,
+      LogicalResourceId: 'SearchMigrations',
+    });
+    try {
+      await invokeBundle(migrateFunction.name, stackEvent('Create'));
+      await invokeBundle(migrateFunction.name, stackEvent('Update'));
+    } finally {
+      cloudFormation.close();
+    }
+    expect(
+      cloudFormation.bodies.map((answer) => [answer.Status, answer.Data?.applied]),
+      JSON.stringify(cloudFormation.bodies),
+    ).toEqual([
+      ['SUCCESS', '1,2,3'],
+      ['SUCCESS', ''],
+    ]);
+
+    const repo = await invoke('POST', '/', { body: { name: 'Searched' } });
+    await invoke('POST', '/document', { body: { folderId: repo.body.rootFolderId, name: 'almanac.txt', content: 'quarterly tides' } });
+    // The stream as the worker sees it: the pending changes (numbered into the feed), then the numbered ones (indexed, then
+    // published to the event bus: here a stand-in that takes PutEvents).
+    const bus = await recordingEndpoint((body) => ({
+      FailedEntryCount: 0,
+      Entries: body.Entries.map((_: unknown, i: number) => ({ EventId: `e${i}` })),
+    }));
+    try {
+      for (const prefix of ['P#', 'S#']) {
+        const records = (await feedOf(repo.body.id))
+          .filter((item) => (item.SK as string).startsWith(prefix))
+          .map((item, i) => ({
+            eventID: `${prefix}${i}`,
+            eventName: 'INSERT',
+            eventSource: 'aws:dynamodb',
+            dynamodb: { Keys: marshall({ PK: item.PK, SK: item.SK }), NewImage: marshall(item), SequenceNumber: String(500 + i) },
+          }));
+        expect(records.length, prefix).toBeGreaterThan(0);
+        const result = await invokeBundle(workerFunction.name, { Records: records }, prefix, {
+          EVENT_BUS_NAME: 'bundle-bus',
+          AWS_ENDPOINT_URL_EVENTBRIDGE: bus.url,
+        });
+        expect(result, lastLogs).toEqual({ batchItemFailures: [] });
+      }
+    } finally {
+      bus.close();
+    }
+    expect(bus.bodies.flatMap((body) => body.Entries.map((entry: { DetailType: string }) => entry.DetailType))).toContain('created');
+    const found = await invoke('GET', `/search?q=${encodeURIComponent('tide')}&repositoryId=${repo.body.id}`);
+    expect(found).toMatchObject({ status: 200, body: { items: [{ name: 'almanac.txt', matched: 'content' }] } });
+    expect(found.body.items[0].snippet.text).toBe('quarterly tides');
+
+    // Written to the table, never streamed: only the rebuild brings it into the index.
+    await invoke('POST', '/document', { body: { folderId: repo.body.rootFolderId, name: 'unstreamed almanac.txt' } });
+    expect(await invokeBundle(reindexFunction.name, { fresh: true })).toMatchObject({ done: true });
+    const all = await invoke('GET', `/search?q=almanac&repositoryId=${repo.body.id}`);
+    expect(all.body.items.map((hit: { name: string }) => hit.name).sort()).toEqual(['almanac.txt', 'unstreamed almanac.txt']);
+    expect((await invoke('GET', '/search?q=almanac', { user: 'stranger' })).body.items).toEqual([]);
   });
 
   it('runs the background worker from its bundle on stream records: changes are numbered into the feed', async () => {
@@ -359,7 +478,6 @@ describe('every deployed bundle answers a real request', () => {
     expect([...invoked].sort()).toEqual(
       allFunctions()
         .map((r) => r.name)
-        .filter((name) => !NEEDS_SEARCH_CLUSTER.has(name))
         .sort(),
     );
   });
