@@ -294,7 +294,7 @@ function searchSection(s: SearchResult): [string, string] {
     'Search',
     `${n(s.documents)} documents in the index of one repository, ${n(s.longDocuments)} of them with ~10 KB of text, the rest ~300 bytes, and ${s.pdfs} PDFs
 (\`bench/scenarios/search.ts\`). The ${n(s.documents)} were written straight into the index with the indexer's own write (\`upsertItem\`),
-one table row each (through the API and the worker they would take most of an hour here); the PDFs and every write of the freshness
+one table row each (through the API and the worker, at the stream's rate below, they would take ${f(s.documents / s.stream.perSecond / 60, 0)} minutes); the PDFs and every write of the freshness
 runs went through the API and the worker. **Index build: ${n(s.build.perSecond)} documents/s** (${f(s.build.seconds, 0)} s; the table and its indexes ${mb(s.build.tableBytes)} MB).
 
 **Search**, the queries ${s.queries.map((q) => `\`${q}\``).join(', ')} taking turns, a page of 20. The same SQL straight on PGlite is what the
@@ -308,7 +308,22 @@ ${tableOf(
   ],
   { Search: (x) => x.label, 'p50 ms': (x) => f(x.p50, 1), 'p95 ms': (x) => f(x.p95, 1), searches: (x) => x.samples },
 )}
+${
+  s.perQuery
+    ? `
+Each query of those runs alone:
 
+${tableOf(s.perQuery, {
+  Query: (x) => `\`${x.q}\``,
+  'stack p50 ms': (x) => f(x.service.p50, 1),
+  'stack p95 ms': (x) => f(x.service.p95, 1),
+  'PGlite p50 ms': (x) => f(x.bare.p50, 1),
+  'PGlite p95 ms': (x) => f(x.bare.p95, 1),
+  searches: (x) => x.service.samples,
+})}
+`
+    : ''
+}
 ${s.throughput.concurrency} at a time: the stack **${f(s.throughput.service, 1)}/s**, the bare SQL ${f(s.throughput.bare, 1)}/s: **ratio ${f(s.throughput.ratio)}**
 (${s.throughput.errors} errors). PGlite answers one statement at a time, so both sides queue on it.
 

@@ -141,6 +141,8 @@ export interface SearchResult {
   build: { seconds: number; perSecond: number; tableBytes: number };
   /** One at a time, the queries taking turns: through the local stack and the same SQL straight on PGlite. */
   oneAtATime: { service: { p50: number; p95: number; samples: number }; bare: { p50: number; p95: number; samples: number } };
+  /** The same runs, each query alone. */
+  perQuery?: { q: string; service: { p50: number; p95: number; samples: number }; bare: { p50: number; p95: number; samples: number } }[];
   /** The common words alone, through the stack. */
   commonWords: { p50: number; p95: number; samples: number };
   /** `concurrency` at a time: searches a second on each side, and service / bare. */
