@@ -11,7 +11,7 @@ import { MIN_PART_BYTES } from '#core/files/parts';
 import { readChanges } from '#core/items/change';
 import { createDocument } from '#core/items/document';
 import { createFolder } from '#core/items/folder';
-import { documentKey, documentPartition, folderKey, folderPartition, ITEM_SORT_KEY, type Key } from '#core/items/keys';
+import { documentKey, documentPartition, folderKey, folderPartition, ITEM_SORT_KEY, isPendingChangeKey, type Key } from '#core/items/keys';
 import { createLink, openLink } from '#core/items/link';
 import { createRepository } from '#core/items/repository';
 import type { Caller } from '#core/resources';
@@ -233,7 +233,14 @@ const CAPTURE = 'benchSeedCapture';
  * the items it would put are written 25 to a BatchWriteItem (one transaction each would take
  * minutes for the scale scenario's 50,000).
  */
-export async function seedDocuments(caller: Caller, folderId: string | ((n: number) => string), count: number, prefix: string) {
+export async function seedDocuments(
+  caller: Caller,
+  folderId: string | ((n: number) => string),
+  count: number,
+  prefix: string,
+  /** Without their change items: documents as a restored backup has them, which only a rebuild of the search index finds. */
+  options: { withoutChanges?: boolean } = {},
+) {
   const folderOf = typeof folderId === 'string' ? () => folderId : folderId;
   const ids: string[] = [];
   const usage = new Map<string, number>();
@@ -250,7 +257,7 @@ export async function seedDocuments(caller: Caller, folderId: string | ((n: numb
           continue;
         }
         if (action.Update || action.Delete) throw new Error('bench/fixture.ts: a create that updates or deletes cannot be bulk-written');
-        if (action.Put) into.push(action.Put.Item!);
+        if (action.Put && !(options.withoutChanges && isPendingChangeKey(action.Put.Item as Key))) into.push(action.Put.Item!);
       }
       return { output: { $metadata: {} }, response: {} } as any;
     },

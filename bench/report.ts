@@ -22,6 +22,7 @@ import {
   PROFILED,
   type Results,
   type SearchResult,
+  type WebAppResult,
 } from './results';
 
 const bold = (text: string | number) => `**${text}**`;
@@ -260,6 +261,7 @@ ${tableOf(lifecycle.bound.phases, {
 })}`,
     ],
     ...(r.links ? [linksSection(r.links, r.capacity, r.hashing)] : []),
+    ...(r.webApp ? [webAppSection(r.webApp)] : []),
   ];
 }
 
@@ -339,12 +341,37 @@ ${tableOf(s.freshness, {
 
 **Through the stream**: ${n(s.stream.documents)} documents written to the table were numbered and indexed by the worker in ${f(s.stream.seconds, 0)} s
 (${n(s.stream.perSecond)}/s). **Rebuild** of the whole table (\`reindex\`, as \`npm run reindex -- --fresh\`): ${n(s.reindex.items)} items in
-${f(s.reindex.seconds, 0)} s, ${n(s.reindex.perSecond)}/s: **100,000 documents in about ${f(s.reindex.projected100kSeconds / 60, 0)} minutes** at that rate (measured on the
-table's items, not on 100,000: the index's 100,000 were never in the table).
+${f(s.reindex.seconds, 0)} s, **${n(s.reindex.perSecond)}/s**${
+      s.reindex.withoutChanges
+        ? ` (${n(s.reindex.withoutChanges)} of them documents written to the table without their changes, as a restored backup has them: only the rebuild indexes them)`
+        : `: 100,000 documents in about ${f(s.reindex.projected100kSeconds / 60, 0)} minutes at that rate (measured on the table's items, not on 100,000)`
+    }.
 
 **Cost** (\`bench/cost-model.ts\`, its assumptions there): **${usd(s.cost.perMillion)} per million searches**
 (${s.cost.lines.map((line) => `${line.item} ${usd(line.dollars)}`).join(', ')}); an auto-paused database: **${usd(s.cost.idleMonth)} a month**
 (its secret and ${f(s.cost.storageGb, 2)} GB of storage); a warm floor of 0.5 ACU: $43.80 a month more.`,
+  ];
+}
+
+function webAppSection(w: WebAppResult): [string, string] {
+  const upload = w.upload;
+  return [
+    'The web app in Chromium',
+    `Debian's Chromium, headless, through the local stack, signed in by the development sign-in (\`bench/scenarios/web-app.ts\`).
+
+- **A folder of ${n(w.folder.items)} documents**, from the navigation's start (median of ${w.runs} rounds after a warm-up): first rows drawn
+  **${f(w.folder.firstRowsMs, 0)} ms**, all ${n(w.folder.items)} loaded ${f(w.folder.allMs, 0)} ms (rounds: ${w.folder.rounds.map((round) => `${round.firstRowsMs}/${round.allMs}`).join(', ')} ms).
+- **A folder of ${n(w.scroll.items)}**: loaded in ${f(w.scroll.loadMs, 0)} ms, then scrolled top to bottom in ${w.scroll.steps} steps, each step
+  the time until the frame after it was painted (two animation frames, 33.3 ms at 60 Hz): p50 **${f(w.scroll.frameP50, 1)} ms**, p95 ${f(w.scroll.frameP95, 1)} ms,
+  max ${f(w.scroll.frameMax, 1)} ms; at most **${w.scroll.maxRows} rows** in the DOM (the list is virtualised).${
+    upload
+      ? `
+- **The upload panel against the CLI** (\`npm run upload\`), one file of ${n(upload.mib)} MiB end to end, ${upload.rounds.length} rounds, the sides taking
+  turns first: app **${f(upload.app, 0)} MB/s**, CLI ${f(upload.cli, 0)} MB/s, ratio **${f(upload.ratio)}** (rounds: ${upload.rounds
+    .map((round) => `${f(round.app, 0)}/${f(round.cli, 0)}`)
+    .join(', ')} MB/s app/CLI).`
+      : ''
+  }`,
   ];
 }
 

@@ -151,7 +151,8 @@ export interface SearchResult {
   freshness: { kind: string; p50: number; p95: number; max: number; samples: number }[];
   /** Documents written to the table and indexed by the worker from the stream; then the rebuild of the whole table. */
   stream: { documents: number; seconds: number; perSecond: number };
-  reindex: { items: number; seconds: number; perSecond: number; projected100kSeconds: number };
+  /** withoutChanges: of the items, documents written to the table without their changes, which only the rebuild indexes. */
+  reindex: { items: number; withoutChanges?: number; seconds: number; perSecond: number; projected100kSeconds: number };
   cost: { perMillion: number; lines: { item: string; dollars: number }[]; idleMonth: number; storageGb: number };
   queries: string[];
 }

@@ -32,7 +32,8 @@ const handlers = {
     return { url: service.url, token: await service.issueToken(fixture.caller.userId), fixture };
   },
   /** Documents for writes to change, in the write folder unless told otherwise. */
-  seed: (count: number, folderId = fixture.writeFolderId) => seedDocuments(fixture.caller, folderId, count, `s${batch++}-`),
+  seed: (count: number, folderId = fixture.writeFolderId, options: { withoutChanges?: boolean } = {}) =>
+    seedDocuments(fixture.caller, folderId, count, `s${batch++}-`, options),
   targets: (kind: TargetKind, count: number) => makeTargets(fixture, kind, count),
   async makeTree(name: string, shape: Parameters<typeof makeTree>[2]) {
     const tree = await makeTree(fixture.caller, name, shape);
