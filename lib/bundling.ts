@@ -37,9 +37,8 @@ export const functionBundling = {
    */
   banner: "import { createRequire } from 'module'; const require = createRequire(import.meta.url);",
   /**
-   * Modules of the SDK swapped for smaller ones (esbuild's `--alias:from=to`; paths relative to
-   * the project root, where esbuild runs). Code run unbundled (npm start, the tests) keeps the
-   * real ones.
+   * Modules of the SDK swapped for smaller ones (esbuild's `alias`, paths relative to the project
+   * root, where esbuild runs). Code run unbundled (npm start, the tests) keeps the real ones.
    *
    * - Lambda hands a function its credentials in environment variables, so the SDK's default
    *   credential chain (SSO, ini files, STS web identity, process, ECS, EC2 metadata, with the
@@ -49,12 +48,10 @@ export const functionBundling = {
    *   esbuild wrap most of the SDK in lazy initializers (functions/core/db/sdk-stand-ins/no-event-streams.ts):
    *   ~20 KB and about a tenth of a handler's module load.
    */
-  esbuildArgs: {
-    '--alias': [
-      '@aws-sdk/credential-provider-node=./functions/core/db/sdk-stand-ins/env-credentials.ts',
-      '@smithy/core/event-streams=./functions/core/db/sdk-stand-ins/no-event-streams.ts',
-    ],
-  } as Readonly<Record<string, string | readonly string[]>>,
+  alias: {
+    '@aws-sdk/credential-provider-node': './functions/core/db/sdk-stand-ins/env-credentials.ts',
+    '@smithy/core/event-streams': './functions/core/db/sdk-stand-ins/no-event-streams.ts',
+  } as Readonly<Record<string, string>>,
 } as const;
 
 /** What a function is bundled for: X-Ray tracing (the stack's `tracing` setting), and `sam local` (`-c samLocal=true`). */
@@ -68,36 +65,18 @@ export interface TracingOption {
  * that is never loaded (functions/core/tracing.ts imports it only when tracing is on), so a
  * function without tracing is the bundle it was before tracing existed.
  */
-export const tracerStubAlias = '@aws-lambda-powertools/tracer=./functions/core/no-tracer.ts';
+const tracerStub = { '@aws-lambda-powertools/tracer': './functions/core/no-tracer.ts' };
 
 /**
  * Outside the `sam local` template, `jose` (~20 KB, every function) is replaced by a stub: only the
  * token check a function makes under `sam local` uses it (functions/core/sam-local-auth.ts,
  * loaded only there), and Lambda never runs that.
  */
-export const joseStubAlias = 'jose=./functions/core/no-jose.ts';
+const joseStub = { jose: './functions/core/no-jose.ts' };
 
-/** `functionBundling.esbuildArgs` for a function with or without tracing, for AWS or for `sam local`. */
-export function esbuildArgsFor({ tracing = false, samLocal = false }: TracingOption = {}): Record<string, string | string[]> {
-  const args = Object.fromEntries(
-    Object.entries(functionBundling.esbuildArgs).map(([flag, value]) => [flag, typeof value === 'string' ? [value] : [...value]]),
-  );
-  if (!tracing) args['--alias'] = [...(args['--alias'] ?? []), tracerStubAlias];
-  if (!samLocal) args['--alias'] = [...(args['--alias'] ?? []), joseStubAlias];
-  return args;
-}
-
-/** `esbuildArgs` as esbuild's API options: so far only `--alias` (`from=to`, one or several). */
-function extraOptions(tracing: TracingOption): Pick<BuildOptions, 'alias'> {
-  const options: Pick<BuildOptions, 'alias'> = {};
-  for (const [flag, value] of Object.entries(esbuildArgsFor(tracing))) {
-    if (flag !== '--alias') throw new Error(`lib/bundling.ts: translate ${flag} in esbuildOptions() before using it`);
-    for (const alias of typeof value === 'string' ? [value] : value) {
-      const [from, to] = alias.split('=') as [string, string];
-      options.alias = { ...options.alias, [from]: to };
-    }
-  }
-  return options;
+/** `functionBundling.alias` for a function with or without tracing, for AWS or for `sam local`. */
+function aliasFor({ tracing = false, samLocal = false }: TracingOption): Record<string, string> {
+  return { ...functionBundling.alias, ...(tracing ? {} : tracerStub), ...(samLocal ? {} : joseStub) };
 }
 
 /** esbuild's options for one handler, from `functionBundling`. */
@@ -114,7 +93,7 @@ export function esbuildOptions(entry: string, outfile: string, tracing: TracingO
     mainFields: [...functionBundling.mainFields],
     external: [...functionBundling.externalModules],
     banner: { js: functionBundling.banner },
-    ...extraOptions(tracing),
+    alias: aliasFor(tracing),
     // esbuild runs from the project root; relative paths in flags resolve there.
     absWorkingDir: projectRoot,
     tsconfig: join(projectRoot, 'tsconfig.json'),

@@ -8,7 +8,7 @@
  * app an access token, which it keeps in memory.
  *
  * Sealing is a compact JWE (RFC 7516) with `alg: dir`, `enc: A256GCM` made with node:crypto:
- * `jose` is replaced by a stub in every deployed bundle (lib/bundling.ts, `joseStubAlias`), and
+ * `jose` is replaced by a stub in every deployed bundle (lib/bundling.ts, `joseStub`), and
  * AES-256-GCM with the protected header as additional data is all a `dir` JWE is (RFC 7518 §5.3).
  * The tests open these cookies with `jose` to prove the format.
  */
