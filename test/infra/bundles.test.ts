@@ -102,6 +102,20 @@ async function feedOf(repositoryId: string): Promise<Record<string, unknown>[]> 
   return found.Items ?? [];
 }
 
+/** The stream records of `items` written, as the worker receives them (sequence numbers from `first`). */
+const insertRecords = (items: Record<string, unknown>[], first: number) =>
+  items.map((item, i) => ({
+    eventID: `e${first + i}`,
+    eventName: 'INSERT',
+    eventSource: 'aws:dynamodb',
+    dynamodb: {
+      Keys: marshall({ PK: item.PK, SK: item.SK }),
+      NewImage: marshall(item),
+      SequenceNumber: String(first + i),
+      StreamViewType: 'NEW_AND_OLD_IMAGES',
+    },
+  }));
+
 const invoked = new Set<string>();
 
 /** Runs one function's bundle once, in a fresh Node process, with `event`; returns what its handler returned. */
@@ -298,14 +312,10 @@ describe('every deployed bundle answers a real request', () => {
     }));
     try {
       for (const prefix of ['P#', 'S#']) {
-        const records = (await feedOf(repo.body.id))
-          .filter((item) => (item.SK as string).startsWith(prefix))
-          .map((item, i) => ({
-            eventID: `${prefix}${i}`,
-            eventName: 'INSERT',
-            eventSource: 'aws:dynamodb',
-            dynamodb: { Keys: marshall({ PK: item.PK, SK: item.SK }), NewImage: marshall(item), SequenceNumber: String(500 + i) },
-          }));
+        const records = insertRecords(
+          (await feedOf(repo.body.id)).filter((item) => (item.SK as string).startsWith(prefix)),
+          500,
+        );
         expect(records.length, prefix).toBeGreaterThan(0);
         const result = await invokeBundle(workerFunction.name, { Records: records }, prefix, {
           EVENT_BUS_NAME: 'bundle-bus',
@@ -336,18 +346,7 @@ describe('every deployed bundle answers a real request', () => {
     const feed = () => feedOf(repo.body.id);
     const pending = (await feed()).filter((item) => (item.SK as string).startsWith('P#'));
     expect(pending).toHaveLength(2);
-    const records = pending.map((item, i) => ({
-      eventID: `e${i}`,
-      eventName: 'INSERT',
-      eventSource: 'aws:dynamodb',
-      dynamodb: {
-        Keys: marshall({ PK: item.PK, SK: item.SK }),
-        NewImage: marshall(item),
-        SequenceNumber: String(100 + i),
-        StreamViewType: 'NEW_AND_OLD_IMAGES',
-      },
-    }));
-    const result = await invokeBundle(workerFunction.name, { Records: records });
+    const result = await invokeBundle(workerFunction.name, { Records: insertRecords(pending, 100) });
     expect(result).toEqual({ batchItemFailures: [] });
     const numbered = (await feed()).filter((item) => (item.SK as string).startsWith('S#'));
     expect(numbered.map((item) => [item.seq, item.type, item.name])).toEqual([
