@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '#core/db/client';
 import { taskKey } from '#core/items/keys';
 import type { Upload } from '#core/resources';
+import { verifyTaskId } from '#core/use-cases/finish-upload';
 import { sweepNow } from '#lib/local/worker';
 import { useService } from '#test/support/fixture';
 import { type Api, type Document, ensure, newFolder, newRepository, newUser } from '#test/support/http';
@@ -68,12 +69,11 @@ const sleepUntil = (at: number) => new Promise((resolve) => setTimeout(resolve, 
 
 /**
  * The progress (bytes hashed) of the upload's verify task, or undefined when there is none (done):
- * one GetItem of the task (its id is made of the upload's, functions/core/use-cases/finish-upload.ts),
+ * one GetItem of the task (`verifyTaskId`),
  * not a Scan, which, every 10 ms, kept the file's DynamoDB Local busy beside the worker it watches.
  */
 async function verifyProgress(uploadId: string): Promise<number | undefined> {
-  const taskId = createHash('sha256').update(`verify-upload ${uploadId}`).digest('hex').slice(0, 32);
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: taskKey(taskId), ConsistentRead: true }));
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: taskKey(verifyTaskId(uploadId)), ConsistentRead: true }));
   return Item ? Number(Item.cursor ?? 0) : undefined;
 }
 

@@ -174,12 +174,12 @@ export const verifyUpload: TaskStep<'verify-upload'> = async (task, budget?: Ste
   return { next: 'done' };
 };
 
-/** The step that starts an upload's verify task: one per upload (its id is the upload's), so a second start fails while it runs. */
+/** The id of an upload's verify task: one per upload, made of the upload's, so a second start fails while it runs. */
+export const verifyTaskId = (uploadId: string) => createHash('sha256').update(`verify-upload ${uploadId}`).digest('hex').slice(0, 32);
+
+/** The step that starts an upload's verify task. */
 const verifyTask = (upload: StoredUpload) =>
-  newTask(
-    { kind: 'verify-upload', repositoryId: upload.repositoryId, uploadId: upload.id },
-    createHash('sha256').update(`verify-upload ${upload.id}`).digest('hex').slice(0, 32),
-  );
+  newTask({ kind: 'verify-upload', repositoryId: upload.repositoryId, uploadId: upload.id }, verifyTaskId(upload.id));
 
 /** The verification's start: the parts joined (if they are not yet) and the object's size checked; the problem that fails the upload, if any. */
 async function joinAndMeasure(upload: StoredUpload): Promise<HttpError | undefined> {
