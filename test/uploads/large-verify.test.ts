@@ -136,18 +136,19 @@ describe('a file verified over several invocations', () => {
   });
 
   it('does not expire while it is being verified: the expiry clock stops at complete', async () => {
-    // An upload that lives 5 s, completed 1.5 s before it expires, and a verification that takes
-    // longer than that: a two-part file (a one-part file is completed by its Object Created event,
-    // before the test would) of 8.25 MiB hashed 128 KiB an invocation, 66 of them, each a round of
-    // the worker (~50 ms on an idle machine: ~3.3 s; longer on a loaded one). Each invocation has
-    // 100 ms for its range: with 1 ms, on a loaded run most rounds hashed nothing and the
-    // verification took minutes. Completed at the last moment, not at once: how long the
+    // An upload that lives 5 s, completed 1 s before it expires, and a verification that takes
+    // longer than that on any machine: a two-part file (a one-part file is completed by its Object
+    // Created event, before the test would) of 8.25 MiB hashed 32 KiB an invocation, 264 of them,
+    // each a round of the worker (~20 ms on an idle machine: the verification outlasted the expiry by ~4.3 s; longer on a loaded one). With
+    // 128 KiB (66 rounds), an idle machine finished before the expiry and the test failed. Each
+    // invocation has 100 ms for its range: with 1 ms, on a loaded run most rounds hashed nothing and
+    // the verification took minutes. Completed at the last moment, not at once: how long the
     // verification must outlast does not depend on how long the upload and its bytes took to send.
     process.env.UPLOAD_EXPIRY_SECONDS = '5';
-    process.env.VERIFY_STEP_BYTES = String(128 * 1024);
+    process.env.VERIFY_STEP_BYTES = String(32 * 1024);
     const file = bytes(PART + 256 * 1024, 5);
     const started = await send(ctx.owner.api, 'slow.bin', file, sha256(file));
-    await sleepUntil(Date.parse(started.expiresAt) - 1_500);
+    await sleepUntil(Date.parse(started.expiresAt) - 1_000);
     await completeToVerifying(ctx.owner.api, started);
     await sleepUntil(Date.parse(started.expiresAt) + 200);
     const stillVerifying = await verifyProgress(started.id);
