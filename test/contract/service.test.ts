@@ -875,11 +875,14 @@ async function send(request: Request): Promise<Outcome | undefined> {
     }
     case 'restore':
     case 'purge': {
-      // Nothing in the trash yet: not worth a request that can only be 404.
-      if (trash.size === 0 && 'existing' in request.item) return undefined;
-      const itemId = pick(request.item, trash);
+      // Nothing in the trash yet: a live document of one of the caller's repositories instead, which
+      // is not in the trash (404). Skipped, as it was, a run could send no restore at all.
+      const untrashed = trash.size === 0 && 'existing' in request.item;
+      const itemId = pick(request.item, untrashed ? documents : trash);
       // Usually the item's own repository; now and then another one.
-      const repositoryId = request.repository ? pick(request.repository, repositories) : (trash.get(itemId)?.repositoryId ?? 'none');
+      const repositoryId = request.repository
+        ? pick(request.repository, repositories)
+        : (trash.get(itemId)?.repositoryId ?? (untrashed ? pick({ existing: 0 }, repositories) : 'none'));
       if (!pathSafe(repositoryId) || !pathSafe(itemId) || routeLiterals.has(repositoryId)) return undefined;
       const isRestore = request.kind === 'restore';
       const path = `/${encodeURIComponent(repositoryId)}/trash/${encodeURIComponent(itemId)}`;
