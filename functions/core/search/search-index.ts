@@ -215,10 +215,12 @@ export async function searchItems(request: SearchRequest): Promise<IndexHit[]> {
         ${filters.map((f) => `AND ${f}`).join(' ')}
         AND ${required.join(' AND ')}
         ${excluded.map((e) => `AND ${e}`).join(' ')}`;
-  const columns = `i.id, i.kind, i.repository_id, i.folder_id, i.name, i.content_type, i.size, i.updated_at, i.content,
-        ${nameScore} AS name_score,
-        i.content_words @@ (${anyContent}) AS content_matched,
-        ts_rank_cd(i.content_words, ${allContent}) AS content_rank`;
+  const itemColumns = 'i.id, i.kind, i.repository_id, i.folder_id, i.name, i.content_type, i.size, i.updated_at, i.content';
+  const rank = `ts_rank_cd(i.content_words, ${allContent}) AS content_rank`;
+  const nameColumns = `${itemColumns}, ${nameScore} AS name_score, i.content_words @@ (${anyContent}) AS content_matched, ${rank}`;
+  // A content-only hit matched no term in its name, so every required group in its content:
+  // known without reading its word list once more.
+  const contentColumns = `${itemColumns}, 0 AS name_score, true AS content_matched, ${rank}`;
   const end = p.add(request.offset + request.limit);
   // Two parts, in the order of the contract: hits in the name first, then hits only in the content.
   // The content-only part runs only when the name hits do not fill the page (a one-time filter):
@@ -230,13 +232,13 @@ export async function searchItems(request: SearchRequest): Promise<IndexHit[]> {
       UNION SELECT c.id FROM search_items c JOIN hidden h ON c.folder_id = h.id WHERE c.kind = 'folder'
     )${below},
     name_hits AS MATERIALIZED (
-      SELECT ${columns} FROM search_items i
+      SELECT ${nameColumns} FROM search_items i
       WHERE ${inName} AND ${where}
       ORDER BY name_score DESC, content_rank DESC, i.updated_at DESC, i.id
       LIMIT ${end}
     ),
     content_hits AS MATERIALIZED (
-      SELECT ${columns} FROM search_items i
+      SELECT ${contentColumns} FROM search_items i
       WHERE (SELECT count(*) FROM name_hits) < ${end} AND ${where} AND NOT ${inName}
       ORDER BY content_rank DESC, i.updated_at DESC, i.id
       LIMIT ${end}
