@@ -18,6 +18,9 @@ try {
   db = await PGlite.create({
     ...(workerData.dataDir ? { dataDir: workerData.dataDir } : {}),
     ...(snapshot ? { loadDataDir: snapshot } : {}),
+    ...(workerData.sharedBuffers
+      ? { startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${workerData.sharedBuffers}`] }
+      : {}),
     extensions: { unaccent, pg_trgm },
   });
   parentPort.postMessage({ ready: true });
