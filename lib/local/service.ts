@@ -70,8 +70,8 @@ export interface LocalService {
   s3: Pick<LocalS3, 'endpoint' | 'bucket' | 'region' | 'credentials' | 'onObjectCreated'>;
   /** A token from the local issuer; throws in external issuer mode (JWT_ISSUER/JWT_AUDIENCE). */
   issueToken(sub: string, extraClaims?: Record<string, unknown>, options?: IssueTokenOptions): Promise<string>;
-  /** The background worker: wait for it to catch up, or listen to the change events it publishes. */
-  worker: Pick<LocalWorker, 'settled' | 'onEvent'>;
+  /** The background worker: wait for it to catch up, or listen to the batches it is handed and the change events it publishes. */
+  worker: Pick<LocalWorker, 'settled' | 'onBatch' | 'onEvent'>;
   /** The search index's database (PGlite behind the Data API's port). */
   search: LocalSearchDatabase;
   stop(): Promise<void>;
@@ -239,6 +239,7 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
           await finaliser.settled();
           await worker.settled(timeoutMs);
         },
+        onBatch: (listener) => worker.onBatch(listener),
         onEvent: (listener) => worker.onEvent(listener),
       },
       search,

@@ -49,6 +49,8 @@ export interface StreamFeederOptions {
   handler: () => Promise<StreamHandler>;
   /** Where the position in the stream is kept across restarts; none: in memory. */
   checkpointFile?: string;
+  /** Told of each batch as it is handed to the worker (tests: to act while one is under way). */
+  onBatch?: (records: readonly DynamoDBRecord[]) => void;
   /** The on-failure destination: records given up on. */
   onFailure: (records: readonly DynamoDBRecord[], reason: string) => void | Promise<void>;
   log?: (line: string) => void;
@@ -210,7 +212,9 @@ export async function startStreamFeeder(options: StreamFeederOptions, dynamodb: 
     let failedFrom: number;
     let reason: string;
     try {
-      const response = await (await options.handler())({ Records: batch });
+      const handler = await options.handler();
+      options.onBatch?.(batch);
+      const response = await handler({ Records: batch });
       const failures = response?.batchItemFailures ?? [];
       if (failures.length === 0) return;
       const ids = new Set(failures.map((f) => f.itemIdentifier));

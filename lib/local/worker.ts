@@ -16,7 +16,7 @@
  */
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { sweeperFunction, workerFunction } from '#functions/routes';
 import { sweeping } from '#functions/worker/delivery';
 import { type ChangeEvent, setEventSink } from '#functions/worker/events';
@@ -33,6 +33,8 @@ type WorkerHandler = (event: DynamoDBStreamEvent, context: Context) => Promise<D
 export interface LocalWorker {
   /** Resolves once the worker has handled every record written so far, and what followed from them (a sweep under way included). */
   settled(timeoutMs?: number): Promise<void>;
+  /** Calls `listener` with every batch of stream records as it is handed to the worker, from now on; returns how to stop. */
+  onBatch(listener: (records: readonly DynamoDBRecord[]) => void): () => void;
   /** Calls `listener` with every change event published from now on; returns how to stop. */
   onEvent(listener: (event: ChangeEvent) => void): () => void;
   /** Runs a sweep now (after the one under way, if any); `graceSeconds` 0 takes all waiting work. */
@@ -79,6 +81,7 @@ export async function startLocalWorker(options: {
   const sweepGraceSeconds = options.sweepGraceSeconds ?? numberFrom(process.env.SWEEP_GRACE_SECONDS);
   const retryBackoffMs = options.retryBackoffMs ?? numberFrom(process.env.STREAM_RETRY_BACKOFF_MS);
   const listeners = new Set<(event: ChangeEvent) => void>();
+  const batchListeners = new Set<(records: readonly DynamoDBRecord[]) => void>();
   setEventSink(async (events) => {
     for (const event of events) {
       if (options.printEvents) options.log(`event ${event.DetailType} ${event.Detail}`);
@@ -112,6 +115,9 @@ export async function startLocalWorker(options: {
       onFailure: async (records, reason) => {
         options.log(`worker: gave up on ${records.length} record(s), written to ${failures}: ${reason}`);
         await appendFile(failures, `${JSON.stringify({ at: new Date().toISOString(), reason, records })}\n`);
+      },
+      onBatch: (records) => {
+        for (const listener of batchListeners) listener(records);
       },
       log: options.log,
       ttlDeletions,
@@ -165,6 +171,10 @@ export async function startLocalWorker(options: {
       // A sweep under way writes too: wait for it, then for what its writes brought.
       await sweeping_;
       await feeder.settled(timeoutMs);
+    },
+    onBatch(listener) {
+      batchListeners.add(listener);
+      return () => batchListeners.delete(listener);
     },
     onEvent(listener) {
       listeners.add(listener);

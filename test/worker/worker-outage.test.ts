@@ -13,7 +13,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isTaskKey, type Key } from '#core/items/keys';
 import { type DynamoDbLocal, ensureTable, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { type LocalService, startLocalService } from '#lib/local/service';
 import { sweepNow } from '#lib/local/worker';
@@ -48,6 +50,8 @@ beforeAll(async () => {
   process.env.STREAM_RETRY_BACKOFF_MS = String(RETRY_BACKOFF_MS);
   process.env.SWEEP_INTERVAL_MS = '500';
   process.env.SWEEP_GRACE_SECONDS = '1';
+  // One step of a task per invocation (functions/worker/tasks.ts), so marking the subtree takes several batches.
+  process.env.TASK_BUDGET_MS = '1';
   root = await mkdtemp(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'documents-worker-outage-'));
   databaseDir = join(root, 'dynamodb');
   first = await startDynamoDbLocal({ dataDir: databaseDir });
@@ -122,10 +126,27 @@ describe('the worker while DynamoDB Local is down', () => {
     const { folder, documents } = await bigFolder(repo.rootFolderId, 'Big');
     const keep = ensure(await api.post('/document', { folderId: repo.rootFolderId, name: 'keep.txt', content: 'kept' }), 201).body;
 
-    // The delete is answered; the worker is marking what is below when the database goes.
+    // The delete is answered; the worker is marking what is below when the database goes: killed as
+    // the next step's batch is handed to it (a step per invocation, TASK_BUDGET_MS), so the outage
+    // always meets a batch under way, however fast the machine.
     const started = Date.now();
+    let answered = false;
+    const killedInBatch = new Promise<void>((resolve, reject) => {
+      const stop = service.worker.onBatch((records) => {
+        if (!answered || !records.some((record) => isTaskKey(unmarshall(record.dynamodb!.Keys as never) as Key))) return;
+        stop();
+        try {
+          killDynamoDb();
+          resolve();
+        } catch (error) {
+          reject(error);
+        }
+      });
+      setTimeout(() => reject(new Error('no step of the marking came after the delete was answered')), 30_000).unref();
+    });
     ensure(await api.delete(`/folder/${folder.id}?recursive=true`), 204);
-    killDynamoDb();
+    answered = true;
+    await killedInBatch;
     expect((await api.get(`/document/${keep.id}`)).status).toBe(503);
     await restartDynamoDb(LONG_OUTAGE_MS);
     const back = Date.now();
