@@ -1,11 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-
-// Where each test file records the operations it got answers from (test/support/route-coverage.ts).
-process.env.ROUTE_COVERAGE_FILE ??= join(tmpdir(), `documents-route-coverage-${randomBytes(6).toString('hex')}.jsonl`);
 
 /**
  * The fast tier (`npm run test:fast`): no database, no service, no bundling; it answers in
@@ -104,7 +99,9 @@ const WORKERS = Number(process.env.TEST_WORKERS) || 3;
 // One DynamoDB Local started ahead for each of them (test/global-setup.ts).
 process.env.TEST_DYNAMODB_WARM ??= String(WORKERS);
 
-const databaseTier = { globalSetup: ['test/global-setup.ts'], setupFiles: ['test/support/drop-tables.ts'], maxWorkers: WORKERS };
+/** The run's temporary folder, removed when it ends (every project). */
+const RUN_TEMP = 'test/support/run-temp.ts';
+const databaseTier = { globalSetup: [RUN_TEMP, 'test/global-setup.ts'], setupFiles: ['test/support/drop-tables.ts'], maxWorkers: WORKERS };
 
 // .ci/run sets TEST_REPORT_DIR: each vitest run (one per npm script) writes its JSON report there.
 const reportDir = process.env.TEST_REPORT_DIR;
@@ -138,8 +135,8 @@ export default defineConfig({
     },
     ...reporting,
     projects: [
-      { extends: true, test: { name: 'fast', include: FAST, exclude: TEMPLATES } },
-      { extends: true, test: { name: 'templates', include: TEMPLATES, isolate: false } },
+      { extends: true, test: { name: 'fast', include: FAST, exclude: TEMPLATES, globalSetup: [RUN_TEMP] } },
+      { extends: true, test: { name: 'templates', include: TEMPLATES, isolate: false, globalSetup: [RUN_TEMP] } },
       {
         extends: true,
         // A fresh in-memory DynamoDB Local for each test file that uses one, from a pool kept warm.

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs "$@" (DynamoDB Local's java command line) so that it can never outlive Node.
+# Runs "$@" (DynamoDB Local's java command line) so that it can never outlive Node, with a
+# temporary folder of its own.
 #
 # Node starts this script with a pipe on stdin and never writes to it. When Node exits for
 # any reason, SIGKILL included, the kernel closes Node's end and our read sees EOF: we then
@@ -11,8 +12,14 @@
 # Keep Node's pipe on fd 3: a background job's stdin is replaced by /dev/null.
 exec 3<&0
 
+# java's temporary files (DynamoDB Local unpacks its SQLite library there at every start, and
+# never removes it) in a folder of this run's own, removed when java is gone.
+java_tmp=$(mktemp -d "${TMPDIR:-/tmp}/dynamodb-local-java.XXXXXX")
+java_command=$1
+shift
+
 # java reads neither the pipe nor our stdin.
-"$@" </dev/null 3<&- &
+"$java_command" "-Djava.io.tmpdir=$java_tmp" "$@" </dev/null 3<&- &
 java_pid=$!
 
 # A TERM/INT/HUP for this shell is passed on to java; we still wait for java to exit.
@@ -35,4 +42,5 @@ while :; do
   kill -0 "$java_pid" 2>/dev/null || break
 done
 kill "$watcher_pid" 2>/dev/null
+rm -rf "$java_tmp"
 exit "$status"

@@ -1,7 +1,7 @@
 /**
  * Which operations the end-to-end suites got answers from, and with which statuses: each test
  * file appends what its client saw, and what its tests asserted of it (./asserted-statuses.ts),
- * to ROUTE_COVERAGE_FILE (set by vitest.config.ts), and test/completeness/ reads it after every
+ * to ROUTE_COVERAGE_FILE (set by ./run-temp.ts), and test/completeness/ reads it after every
  * other file has run. A route nobody exercised end to end fails the run there, not silently.
  */
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
