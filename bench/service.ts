@@ -26,7 +26,8 @@ const handlers = {
   async start({ pagingTokenSecret, ...options }: { dynamodbEndpoint: string; tableName: string; pagingTokenSecret: string }) {
     dataDir = await mkdtemp(join(tmpdir(), 'documents-bench-'));
     process.env.PAGING_TOKEN_SECRET = pagingTokenSecret; // before the service sets its own
-    service = await startLocalService({ port: 0, dataDir, ...options, log: () => {} });
+    // The search database on disk, as `npm start` keeps it (in memory is the tests' way).
+    service = await startLocalService({ port: 0, dataDir, ...options, searchOnDisk: true, log: () => {} });
     fixture = await makeFixture({ userId: 'bench-user' });
     await service.worker.settled(300_000); // the fixture's changes numbered: the feed's page is full
     return { url: service.url, token: await service.issueToken(fixture.caller.userId), fixture };

@@ -39,6 +39,11 @@ export interface LocalServiceOptions {
   dynamodbEndpoint?: string;
   /** Spawn DynamoDB Local without persistence. */
   inMemory?: boolean;
+  /**
+   * Keep the search database on disk under `dataDir` (its page cache as `npm start` has it) even
+   * though the DynamoDB files are not this process's; default: on disk only when they are.
+   */
+  searchOnDisk?: boolean;
   /** The S3 emulator's port (on `host`); 0 = a free port; default 0. Its objects are under `dataDir`/s3. */
   s3Port?: number;
   /** Access log, one line per request; default stdout. */
@@ -125,7 +130,8 @@ export async function startLocalService(opts: LocalServiceOptions): Promise<Loca
 
     // The search index's database (PGlite), opening in the background: on disk beside the
     // database when this process owns it (as the worker keeps its stream position), else in memory.
-    const search: LocalSearchDatabase = startLocalSearch(opts.inMemory || opts.dynamodbEndpoint ? undefined : join(opts.dataDir, 'search'));
+    const searchOnDisk = opts.searchOnDisk ?? !(opts.inMemory || opts.dynamodbEndpoint);
+    const search: LocalSearchDatabase = startLocalSearch(searchOnDisk ? join(opts.dataDir, 'search') : undefined);
     cleanups.push(() => search.close());
 
     let endpoint = opts.dynamodbEndpoint;
