@@ -298,6 +298,7 @@ function searchSection(s: SearchResult): [string, string] {
 (\`bench/scenarios/search.ts\`). The ${n(s.documents)} were written straight into the index with the indexer's own write (\`upsertItem\`),
 one table row each (through the API and the worker, at the stream's rate below, they would take ${f(s.documents / s.stream.perSecond / 60, 0)} minutes); the PDFs and every write of the freshness
 runs went through the API and the worker. **Index build: ${n(s.build.perSecond)} documents/s** (${f(s.build.seconds, 0)} s; the table and its indexes ${mb(s.build.tableBytes)} MB).
+The search database is on disk with its page cache, as \`npm start\` runs it (docs/local-runtime.md).
 
 **Search**, the queries ${s.queries.map((q) => `\`${q}\``).join(', ')} taking turns, a page of 20. The same SQL straight on PGlite is what the
 route sends after reading the caller's memberships.
