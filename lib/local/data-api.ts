@@ -6,7 +6,7 @@
  * Aurora user guide, and the SDK's model of it):
  * - `POST /Execute` only, signed with SigV4 for `rds-data` by a key it was given;
  * - the cluster, secret and database it was given, else `BadRequestException`;
- * - named parameters (`:p1`) of scalar fields; no arrays;
+ * - named parameters (`:p1`) of scalar fields; no arrays; a request of at most 4 MiB;
  * - records as one JSON text (`formattedRecords`), within the Data API's size limits (the local
  *   database refuses more: ./search-database.ts);
  * - errors as its client reads them: `x-amzn-errortype` and `{ message }`.
@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Row, SqlPort, SqlValue } from '#core/search/database';
 import { S3Refusal, verifySignature } from './s3-signature';
+import { DATA_API_MAX_REQUEST_BYTES } from './search-database';
 
 export interface LocalDataApiOptions {
   database: SqlPort;
@@ -153,9 +154,20 @@ export async function startLocalDataApi(options: LocalDataApiOptions): Promise<L
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // Headers and body, as the Data API counts a request; past its limit the rest is read and dropped.
+    let size = req.rawHeaders.reduce((sum, header) => sum + Buffer.byteLength(header) + 2, 0);
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= DATA_API_MAX_REQUEST_BYTES) chunks.push(chunk);
+    });
     req.on('end', () => {
-      execute(req, Buffer.concat(chunks)).then(
+      const answering =
+        size > DATA_API_MAX_REQUEST_BYTES
+          ? Promise.reject(
+              new Refusal('BadRequestException', `The request is over the Data API's limit of ${DATA_API_MAX_REQUEST_BYTES} bytes`),
+            )
+          : execute(req, Buffer.concat(chunks));
+      answering.then(
         (answer) => {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end(JSON.stringify(answer));

@@ -4,6 +4,7 @@
  * (functions/core/search/database.ts). It refuses what the Data API refuses ("Amazon RDS Data
  * API limitations", Aurora user guide), so a local test fails where AWS would:
  * - array parameters (the Data API's SqlParameter has no array value);
+ * - a request over 4 MiB;
  * - a response over 1 MiB, or a row over 64 KB;
  * - a function whose role is not granted the Data API (`search` in functions/routes.ts), as
  *   IAM would refuse `rds-data:ExecuteStatement` (./permissions.ts holds who is being served).
@@ -18,6 +19,14 @@ import { servedFunction } from './permissions';
 
 export const DATA_API_MAX_RESPONSE_BYTES = 1024 * 1024;
 export const DATA_API_MAX_ROW_BYTES = 64 * 1024;
+/**
+ * The largest HTTP request the Data API takes, headers and JSON included ("the maximum size of
+ * the HTTP request submitted through the Data API is 4 MiB", BatchExecuteStatement, RDS Data API
+ * reference); over it, the request is refused.
+ */
+export const DATA_API_MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** What a request carries besides its statement and parameters: headers, ARNs, the JSON around them. */
+const REQUEST_OVERHEAD_BYTES = 2 * 1024;
 
 /** An error as the Data API's client throws it (its `name` is what callers look at). */
 export class DataApiError extends Error {
@@ -103,6 +112,7 @@ export async function startLocalSearchDatabase(dir?: string): Promise<LocalSearc
         if (value !== null && typeof value === 'object')
           throw new DataApiError('BadRequestException', 'Array parameters are not supported by the Data API');
       }
+      checkRequestSize(sql, params);
       if (Date.now() < resumingUntil) throw new DataApiError(RESUMING, 'The database is resuming after being auto-paused.');
       const rows = await send({ sql, params });
       checkSize(rows);
@@ -123,6 +133,24 @@ export async function startLocalSearchDatabase(dir?: string): Promise<LocalSearc
       await thread.terminate();
     },
   };
+}
+
+/**
+ * The Data API's limit on a request: the statement and its parameters as the SDK sends them, in
+ * JSON (a control character takes 6 bytes there, a quote 2).
+ */
+function checkRequestSize(sql: string, params: readonly SqlValue[]): void {
+  let most = sql.length;
+  for (const value of params) most += typeof value === 'string' ? value.length : 24;
+  if (most * 6 + REQUEST_OVERHEAD_BYTES <= DATA_API_MAX_REQUEST_BYTES) return; // cannot be over it, however escaped
+  const parameters = params.map((value, i) => ({ name: `p${i + 1}`, value: { stringValue: value } }));
+  const bytes = Buffer.byteLength(JSON.stringify({ sql, parameters })) + REQUEST_OVERHEAD_BYTES;
+  if (bytes > DATA_API_MAX_REQUEST_BYTES) {
+    throw new DataApiError(
+      'BadRequestException',
+      `The request is ${bytes} bytes, over the Data API's limit of ${DATA_API_MAX_REQUEST_BYTES}`,
+    );
+  }
 }
 
 /** The Data API's size limits on what a statement answers. */

@@ -75,6 +75,11 @@ describe('the local Data API', () => {
     expect(await refused(statement('SELECT 1 AS one'))).toBe('sent');
   });
 
+  it('refuses a request over 4 MiB before reading it as one', async () => {
+    const big = await fetch(`${api.endpoint}/Execute`, { method: 'POST', body: 'x'.repeat(5 * 1024 * 1024) });
+    expect([big.status, big.headers.get('x-amzn-errortype')]).toEqual([400, 'BadRequestException']);
+  });
+
   it('refuses a request signed with a key it does not know, or with the wrong secret', async () => {
     const name = (key: typeof KEY) =>
       client(key)

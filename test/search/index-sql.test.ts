@@ -115,6 +115,12 @@ describe('text PostgreSQL cannot hold', () => {
     await asWorker(() => upsertItem(item({ id: 'nul1', name: 'binaryish', content: 'alpha\u0000omega' }), 1));
     expect(await find('omega')).toEqual(['binaryish']);
   });
+
+  it('1 MiB of control characters (6 bytes each in the request) is indexed within the Data API request limit, as spaces', async () => {
+    const content = `${'\u0001'.repeat(1024 * 1024 - 12)} zanzibarite`;
+    await asWorker(() => upsertItem(item({ id: 'ctl1', name: 'control-heavy', content }), 1));
+    expect(await find('zanzibarite')).toEqual(['control-heavy']);
+  });
 });
 
 describe('writes guarded by feed position', () => {
@@ -183,6 +189,17 @@ describe('a deleted repository', () => {
 describe('what the Data API refuses, refused locally', () => {
   it('array parameters', async () => {
     await expect(db.execute('SELECT $1::text[]', [['a'] as unknown as string])).rejects.toMatchObject({ name: 'BadRequestException' });
+  });
+
+  it('a request over 4 MiB, its JSON counted as the SDK sends it', async () => {
+    await expect(asWorker(() => db.execute('SELECT length($1)', ['x'.repeat(4 * 1024 * 1024)]))).rejects.toMatchObject({
+      name: 'BadRequestException',
+    });
+    // 800,000 characters, but 4.8 MB once each is escaped in JSON.
+    await expect(asWorker(() => db.execute('SELECT length($1)', ['\u0001'.repeat(800_000)]))).rejects.toMatchObject({
+      name: 'BadRequestException',
+    });
+    expect(await asWorker(() => db.execute('SELECT length($1) AS n', ['x'.repeat(3 * 1024 * 1024)]))).toEqual([{ n: 3 * 1024 * 1024 }]);
   });
 
   it('a response over 1 MiB', async () => {
