@@ -7,7 +7,7 @@
 import { resolve } from 'node:path';
 import { reindex } from '#core/search/reindex';
 import { reindexFunction } from '#functions/routes';
-import { indexItem } from '#functions/worker/indexer';
+import { indexItems } from '#functions/worker/indexer';
 import { runAsFunction } from '#lib/local/permissions';
 import { StartupError, startLocalService } from '#lib/local/service';
 import { defaultTableName } from '#lib/table';
@@ -22,7 +22,7 @@ try {
   let progress = { done: false, items: 0 };
   let first = true;
   while (!progress.done) {
-    progress = await runAsFunction(reindexFunction, () => reindex(indexItem, { budgetMs: 5_000, fresh: fresh && first }));
+    progress = await runAsFunction(reindexFunction, () => reindex(indexItems, { budgetMs: 5_000, fresh: fresh && first }));
     first = false;
     console.log(`reindex: ${progress.items} folders and documents${progress.done ? ', done' : '…'}`);
   }

@@ -2,7 +2,7 @@
  * The search scenario's side in the service process (bench/service.ts), where the local search
  * database lives: the index seeded with the indexer's own write (`upsertItem`, what
  * functions/worker/indexer.ts calls for each change), the same SQL as `GET /search` run straight
- * on PGlite (`searchItems`), and the rebuild (`reindex` with the indexer's `indexItem`).
+ * on PGlite (`searchItems`), and the rebuild (`reindex` with the indexer's `indexItems`).
  *
  * The corpus is made up, the same on every run: names of two or three words, contents of words
  * drawn from a vocabulary of 5,000 made-up words and a few common English ones (each ~2% of the
@@ -15,7 +15,7 @@ import { parseQuery } from '#core/search/query';
 import { reindex } from '#core/search/reindex';
 import { searchItems, upsertItem } from '#core/search/search-index';
 import { reindexFunction, workerFunction } from '#functions/routes';
-import { indexItem } from '#functions/worker/indexer';
+import { indexItems } from '#functions/worker/indexer';
 import { runAsFunction } from '#lib/local/permissions';
 
 /** Words that many documents share (the "common words" of the scenario). */
@@ -149,6 +149,6 @@ export async function bareSearch(caller: Caller, queries: readonly string[], con
 /** The rebuild of the whole index from the table, as `npm run reindex -- --fresh` runs it. */
 export async function timedReindex(): Promise<{ items: number; seconds: number }> {
   const started = performance.now();
-  const progress = await runAsFunction(reindexFunction, () => reindex(indexItem, { budgetMs: 3_600_000, fresh: true }));
+  const progress = await runAsFunction(reindexFunction, () => reindex(indexItems, { budgetMs: 3_600_000, fresh: true }));
   return { items: progress.items, seconds: (performance.now() - started) / 1000 };
 }

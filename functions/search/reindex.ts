@@ -7,11 +7,11 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { Context } from 'aws-lambda';
 import { logger } from '#core/logger';
 import { reindex } from '#core/search/reindex';
-import { indexItem } from '#functions/worker/indexer';
+import { indexItems } from '#functions/worker/indexer';
 
 export async function handler(event: { fresh?: boolean }, context: Context): Promise<{ done: boolean; items: number }> {
   const budgetMs = Math.max(10_000, context.getRemainingTimeInMillis() - 60_000);
-  const progress = await reindex(indexItem, { budgetMs, ...(event?.fresh ? { fresh: true } : {}) });
+  const progress = await reindex(indexItems, { budgetMs, ...(event?.fresh ? { fresh: true } : {}) });
   logger.info('search reindex', { ...progress });
   if (!progress.done) {
     await new LambdaClient({}).send(new InvokeCommand({ FunctionName: context.functionName, InvocationType: 'Event', Payload: '{}' }));

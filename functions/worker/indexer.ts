@@ -12,12 +12,20 @@
  * - deleted: the row is marked trashed (and what is below a folder is hidden with it);
  * - purged, or the item gone from the table: a tombstone (for a folder, its subtree's too).
  */
-import { readDocumentForIndex } from '#core/items/document';
-import { readFolderItem } from '#core/items/folder';
+import { type DocumentForIndex, readDocumentForIndex, readDocumentsForIndex } from '#core/items/document';
+import { readFolderItem, readFolderItems, type StoredFolder } from '#core/items/folder';
 import { recordMetric } from '#core/metrics';
 import { searchIndexConfigured } from '#core/search/database';
 import { extractFileText } from '#core/search/extract';
-import { type IndexedItem, indexedContentVersion, removeItem, upsertItem } from '#core/search/search-index';
+import type { IndexPage } from '#core/search/reindex';
+import {
+  type IndexedItem,
+  type ItemKind,
+  indexedContentVersion,
+  indexedContentVersions,
+  removeItem,
+  upsertItem,
+} from '#core/search/search-index';
 import type { NumberedChange } from './events';
 
 /** Brings the rows of the items these changes name up to date, in order. */
@@ -48,13 +56,55 @@ export async function indexItem(
   seq: number,
   changedAt?: string,
 ): Promise<void> {
-  const item = kind === 'folder' ? await folderRow(id, changedAt) : await documentRow(id, changedAt);
-  if (item) await upsertItem(item, seq);
-  else await removeItem({ id, repositoryId, kind }, seq);
+  let row: IndexedItem | undefined;
+  if (kind === 'folder') row = folderRow(id, await readFolderItem(id), changedAt);
+  else {
+    const read = await readDocumentForIndex(id);
+    row = read && (await documentRow(id, read, await indexedContentVersion(id), changedAt));
+  }
+  await writeRow(row, { id, repositoryId, kind }, seq);
 }
 
-async function folderRow(id: string, changedAt?: string): Promise<IndexedItem | undefined> {
-  const folder = await readFolderItem(id);
+/** Rows of a page of items built at a time (a file's text is read from the bucket for each). */
+const PAGE_WIDTH = 4;
+
+/**
+ * The rebuild's page (core/search/reindex.ts): each item's row as the table has it now, as
+ * `indexItem` writes it, the items read together (one BatchGetItem for the documents, one for the
+ * folders, one more for each 25 large texts; one statement for the content versions indexed).
+ */
+export const indexItems: IndexPage = async (items) => {
+  const ids = (kind: 'document' | 'folder') => items.filter((item) => item.kind === kind).map((item) => item.id);
+  const [documents, folders, indexed] = await Promise.all([
+    readDocumentsForIndex(ids('document')),
+    readFolderItems(ids('folder')),
+    indexedContentVersions(ids('document')),
+  ]);
+  for (let i = 0; i < items.length; i += PAGE_WIDTH) {
+    await Promise.all(
+      items.slice(i, i + PAGE_WIDTH).map(async (item) => {
+        const read = documents.get(item.id);
+        const row =
+          item.kind === 'folder'
+            ? folderRow(item.id, folders.get(item.id))
+            : read && (await documentRow(item.id, read, indexed.get(item.id)));
+        await writeRow(row, item, item.seq);
+      }),
+    );
+  }
+};
+
+/** The row, or a tombstone when the item is gone. */
+async function writeRow(
+  row: IndexedItem | undefined,
+  item: { id: string; repositoryId: string; kind: ItemKind },
+  seq: number,
+): Promise<void> {
+  if (row) await upsertItem(row, seq);
+  else await removeItem(item, seq);
+}
+
+function folderRow(id: string, folder: StoredFolder | undefined, changedAt?: string): IndexedItem | undefined {
   if (!folder || folder.trash?.purging) return undefined;
   return {
     id,
@@ -69,19 +119,23 @@ async function folderRow(id: string, changedAt?: string): Promise<IndexedItem | 
   };
 }
 
-async function documentRow(id: string, changedAt?: string): Promise<IndexedItem | undefined> {
-  const read = await readDocumentForIndex(id);
-  if (!read) return undefined;
+/** `indexedVersion`: the content version the index holds for it, whose content is then not read again. */
+async function documentRow(
+  id: string,
+  read: DocumentForIndex,
+  indexedVersion: number | undefined,
+  changedAt?: string,
+): Promise<IndexedItem> {
   const { document, contentVersion, objectKey } = read;
   // The content is read only when its version is not the one indexed (a rename or a move reads none).
-  const unchanged = (await indexedContentVersion(id)) === contentVersion;
-  const content = unchanged
-    ? undefined
-    : document.storage === 'inline'
-      ? (document.content ?? '')
-      : objectKey
-        ? await extractFileText({ objectKey, contentType: document.contentType, size: document.size })
-        : '';
+  const content =
+    indexedVersion === contentVersion
+      ? undefined
+      : document.storage === 'inline'
+        ? (document.content ?? '')
+        : objectKey
+          ? await extractFileText({ objectKey, contentType: document.contentType, size: document.size })
+          : '';
   return {
     id,
     repositoryId: document.repositoryId,

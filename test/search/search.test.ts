@@ -7,7 +7,7 @@ import { serviceMetrics } from '#core/metrics';
 import { reindex } from '#core/search/reindex';
 import { upsertItem } from '#core/search/search-index';
 import { reindexFunction, workerFunction } from '#functions/routes';
-import { indexItem } from '#functions/worker/indexer';
+import { indexItems } from '#functions/worker/indexer';
 import { runAsFunction } from '#lib/local/permissions';
 import { useService, withRoles } from '#test/support/fixture';
 import { type Api, expectProblem, expectValidationError, newDocument, newFolder, newRepository, removeMember } from '#test/support/http';
@@ -333,16 +333,24 @@ describe('GET /search: file text, renames, content changes, the rebuild', () => 
     expect(await names(api, { repositoryId: repo.id, q: 'quince second' })).toEqual(['second-name.txt']);
   });
 
-  it('the rebuild brings a lost index back from the table', async () => {
+  it('the rebuild brings a lost index back from the table: folders, small and large text, files, the trash', async () => {
     const api = ctx.owner.api;
     const repo = await newRepository(api);
-    await newDocument(api, repo.rootFolderId, { name: 'rebuilt.txt', content: 'tamarind' });
-    expect(await names(api, { repositoryId: repo.id, q: 'tamarind' })).toEqual(['rebuilt.txt']);
+    const folder = await newFolder(api, repo.rootFolderId, 'tamarind folder');
+    await newDocument(api, folder.id, { name: 'rebuilt.txt', content: 'tamarind' });
+    // Over the 4 KB the document item keeps: its text is an item of its own.
+    await newDocument(api, repo.rootFolderId, { name: 'long.txt', content: `${'filler '.repeat(1_000)}tamarind` });
+    const file = await newDocument(api, repo.rootFolderId, { name: 'notes.json', content: '' });
+    expect((await putContent(api, file.id, '{"fruit": "tamarind"}', 'application/json')).status).toBe(200);
+    const trashed = await newDocument(api, repo.rootFolderId, { name: 'binned.txt', content: 'tamarind' });
+    expect((await api.delete(`/document/${trashed.id}`)).status).toBe(204);
+    const everything = ['long.txt', 'notes.json', 'rebuilt.txt', 'tamarind folder'];
+    expect(await names(api, { repositoryId: repo.id, q: 'tamarind' })).toEqual(everything);
     await ctx.svc.search.execute('DELETE FROM search_items', []);
     expect(await names(api, { repositoryId: repo.id, q: 'tamarind' })).toEqual([]);
-    const progress = await runAsFunction(reindexFunction, () => reindex(indexItem, { budgetMs: 60_000, fresh: true }));
+    const progress = await runAsFunction(reindexFunction, () => reindex(indexItems, { budgetMs: 60_000, fresh: true }));
     expect(progress.done).toBe(true);
-    expect(await names(api, { repositoryId: repo.id, q: 'tamarind' })).toEqual(['rebuilt.txt']);
+    expect(await names(api, { repositoryId: repo.id, q: 'tamarind' })).toEqual(everything);
   });
 
   it('503 with Retry-After while the database resumes for longer than the function waits', async () => {

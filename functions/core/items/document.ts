@@ -616,23 +616,52 @@ export async function readDocumentItems(documentId: string, limit: number) {
 /** Whether an item of a document's partition is the document item itself. */
 export const isDocumentItem = (item: Item) => item.SK === ITEM_SORT_KEY.document;
 
-/**
- * A document as the search indexer reads it (functions/worker/indexer.ts), with no caller: the
- * resource (with inline content), which version's content is current, its file's object, and
- * whether it was itself deleted to the trash (not merely below a trashed folder); undefined once
- * it is gone from the table.
- */
-export async function readDocumentForIndex(
-  id: string,
-): Promise<{ document: Document; contentVersion: number; objectKey?: string; trashed: boolean } | undefined> {
+/** A document as the search indexer reads it (functions/worker/indexer.ts). */
+export interface DocumentForIndex {
+  /** The resource, with inline content. */
+  document: Document;
+  /** Which version's content is current. */
+  contentVersion: number;
+  /** Its file's object. */
+  objectKey?: string;
+  /** Deleted to the trash itself (not merely below a trashed folder). */
+  trashed: boolean;
+}
+
+const forIndex = async (id: string, stored: Item & StoredDocument, lookup: Lookup): Promise<DocumentForIndex> => ({
+  // Large text is one read more (where content lives: `currentContentKeyOf`), unless `lookup` has it.
+  document: await documentWithContent(stored, lookup),
+  contentVersion: stored.contentVersion,
+  ...(stored.objectKey ? { objectKey: stored.objectKey } : {}),
+  trashed: stored.trash?.root === id,
+});
+
+/** A document as the search indexer reads it, with no caller; undefined once it is gone from the table. */
+export async function readDocumentForIndex(id: string): Promise<DocumentForIndex | undefined> {
   const lookup = await getItems([documentKey(id)]);
   const stored = lookup(documentKey(id)) as (Item & StoredDocument) | undefined;
-  if (!stored) return undefined;
-  return {
-    // Large text is one read more (where content lives: `currentContentKeyOf`).
-    document: await documentWithContent(stored, lookup),
-    contentVersion: stored.contentVersion,
-    ...(stored.objectKey ? { objectKey: stored.objectKey } : {}),
-    trashed: stored.trash?.root === id,
-  };
+  return stored ? forIndex(id, stored, lookup) : undefined;
+}
+
+/** Large texts read together, at most this many to a BatchGetItem (each item up to 400 KB; an answer at most 16 MB). */
+const CONTENT_BATCH = 25;
+
+/**
+ * Documents as `readDocumentForIndex` reads them, a page at a time (the rebuild): one
+ * BatchGetItem for the documents (at most 100), one for each CONTENT_BATCH of their large texts.
+ * Those gone from the table are not in the answer.
+ */
+export async function readDocumentsForIndex(ids: readonly string[]): Promise<Map<string, DocumentForIndex>> {
+  const lookup = await getItems(ids.map(documentKey));
+  const stored = ids.flatMap((id) => {
+    const item = lookup(documentKey(id)) as (Item & StoredDocument) | undefined;
+    return item ? [{ id, item }] : [];
+  });
+  const contentKeys = stored.flatMap(({ item }) => currentContentKeyOf(item) ?? []);
+  const contentLookups: Lookup[] = [];
+  for (let i = 0; i < contentKeys.length; i += CONTENT_BATCH) contentLookups.push(await getItems(contentKeys.slice(i, i + CONTENT_BATCH)));
+  const both: Lookup = (key) => lookup(key) ?? contentLookups.map((found) => found(key)).find((item) => item !== undefined);
+  const read = new Map<string, DocumentForIndex>();
+  for (const { id, item } of stored) read.set(id, await forIndex(id, item, both));
+  return read;
 }

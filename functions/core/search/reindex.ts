@@ -13,12 +13,15 @@ import { lastSequence } from '../items/change';
 import { ITEM_SORT_KEY, idOfPartition } from '../items/keys';
 import { execute } from './database';
 
-/** The indexer's write for one item (functions/worker/indexer.ts), given to the rebuild (no import of the worker from core). */
-export type IndexOne = (kind: 'document' | 'folder', id: string, repositoryId: string, seq: number) => Promise<void>;
+/**
+ * The indexer's write for a page of items (functions/worker/indexer.ts: `indexItems`), each
+ * stamped with `seq`, given to the rebuild (no import of the worker from core).
+ */
+export type IndexPage = (items: readonly { kind: 'document' | 'folder'; id: string; repositoryId: string; seq: number }[]) => Promise<void>;
 
 const RUN = 'table';
+/** Items scanned, then read again together, a page at a time (BatchGetItem takes 100 keys). */
 const PAGE = 100;
-const WIDTH = 4;
 
 export interface ReindexProgress {
   done: boolean;
@@ -26,7 +29,7 @@ export interface ReindexProgress {
 }
 
 /** Runs the rebuild for at most `budgetMs`, from where the last run stopped (or afresh). */
-export async function reindex(indexOne: IndexOne, options: { budgetMs: number; fresh?: boolean }): Promise<ReindexProgress> {
+export async function reindex(indexPage: IndexPage, options: { budgetMs: number; fresh?: boolean }): Promise<ReindexProgress> {
   const started = Date.now();
   if (options.fresh) await execute('DELETE FROM search_reindex WHERE name = $1', [RUN]);
   await execute('INSERT INTO search_reindex (name) VALUES ($1) ON CONFLICT DO NOTHING', [RUN]);
@@ -49,12 +52,10 @@ export async function reindex(indexOne: IndexOne, options: { budgetMs: number; f
       id: idOfPartition(item.PK as string),
       repositoryId: item.repositoryId as string,
     }));
-    // Each repository's feed position, read before its items are read again by `indexOne`.
+    // Each repository's feed position, read before its items are read again by `indexPage`.
     const seqs = new Map<string, number>();
     for (const repositoryId of new Set(found.map((f) => f.repositoryId))) seqs.set(repositoryId, await lastSequence(repositoryId));
-    for (let i = 0; i < found.length; i += WIDTH) {
-      await Promise.all(found.slice(i, i + WIDTH).map((f) => indexOne(f.kind, f.id, f.repositoryId, seqs.get(f.repositoryId)!)));
-    }
+    await indexPage(found.map((f) => ({ ...f, seq: seqs.get(f.repositoryId)! })));
     items += found.length;
     lastKey = page.LastEvaluatedKey;
     await execute('UPDATE search_reindex SET last_key = $2, items = $3, finished_at = CASE WHEN $4 THEN now() END WHERE name = $1', [

@@ -39,9 +39,20 @@ export const baseContentType = (contentType: string) => contentType.split(';')[0
 
 /** The content version indexed for a document, to skip reading content that did not change. */
 export async function indexedContentVersion(id: string): Promise<number | undefined> {
-  const rows = await execute('SELECT content_version FROM search_items WHERE id = $1 AND NOT deleted', [id]);
-  const version = rows[0]?.content_version;
-  return typeof version === 'number' ? version : undefined;
+  return (await indexedContentVersions([id])).get(id);
+}
+
+/** `indexedContentVersion` of several documents in one statement (the rebuild's page): those that have one. */
+export async function indexedContentVersions(ids: readonly string[]): Promise<Map<string, number>> {
+  const versions = new Map<string, number>();
+  if (ids.length === 0) return versions;
+  const rows = await execute(
+    `SELECT id, content_version FROM search_items
+     WHERE id IN (SELECT jsonb_array_elements_text($1::jsonb)) AND NOT deleted AND content_version IS NOT NULL`,
+    [JSON.stringify(ids)],
+  );
+  for (const row of rows) versions.set(row.id as string, Number(row.content_version));
+  return versions;
 }
 
 /** SQL: the repository (a placeholder) was not deleted (./schema.ts, migration 2). */
