@@ -628,28 +628,18 @@ export interface DocumentForIndex {
   trashed: boolean;
 }
 
-const forIndex = async (id: string, stored: Item & StoredDocument, lookup: Lookup): Promise<DocumentForIndex> => ({
-  // Large text is one read more (where content lives: `currentContentKeyOf`), unless `lookup` has it.
-  document: await documentWithContent(stored, lookup),
-  contentVersion: stored.contentVersion,
-  ...(stored.objectKey ? { objectKey: stored.objectKey } : {}),
-  trashed: stored.trash?.root === id,
-});
-
 /** A document as the search indexer reads it, with no caller; undefined once it is gone from the table. */
 export async function readDocumentForIndex(id: string): Promise<DocumentForIndex | undefined> {
-  const lookup = await getItems([documentKey(id)]);
-  const stored = lookup(documentKey(id)) as (Item & StoredDocument) | undefined;
-  return stored ? forIndex(id, stored, lookup) : undefined;
+  return (await readDocumentsForIndex([id])).get(id);
 }
 
 /** Large texts read together, at most this many to a BatchGetItem (each item up to 400 KB; an answer at most 16 MB). */
 const CONTENT_BATCH = 25;
 
 /**
- * Documents as `readDocumentForIndex` reads them, a page at a time (the rebuild): one
- * BatchGetItem for the documents (at most 100), one for each CONTENT_BATCH of their large texts.
- * Those gone from the table are not in the answer.
+ * Documents as the search indexer reads them (one, or a page of the rebuild): one BatchGetItem
+ * for the documents (at most 100), one for each CONTENT_BATCH of their large texts (where content
+ * lives: `currentContentKeyOf`). Those gone from the table are not in the answer.
  */
 export async function readDocumentsForIndex(ids: readonly string[]): Promise<Map<string, DocumentForIndex>> {
   const lookup = await getItems(ids.map(documentKey));
@@ -662,6 +652,14 @@ export async function readDocumentsForIndex(ids: readonly string[]): Promise<Map
   for (let i = 0; i < contentKeys.length; i += CONTENT_BATCH) contentLookups.push(await getItems(contentKeys.slice(i, i + CONTENT_BATCH)));
   const both: Lookup = (key) => lookup(key) ?? contentLookups.map((found) => found(key)).find((item) => item !== undefined);
   const read = new Map<string, DocumentForIndex>();
-  for (const { id, item } of stored) read.set(id, await forIndex(id, item, both));
+  for (const { id, item } of stored) {
+    read.set(id, {
+      // A large text the reads above missed is one read more (documentWithContent).
+      document: await documentWithContent(item, both),
+      contentVersion: item.contentVersion,
+      ...(item.objectKey ? { objectKey: item.objectKey } : {}),
+      trashed: item.trash?.root === id,
+    });
+  }
   return read;
 }

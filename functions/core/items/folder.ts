@@ -43,7 +43,6 @@ export async function readFolderItem(folderId: string): Promise<StoredFolder | u
 /** Folder items (at most 100) in one BatchGetItem: those still in the table. */
 export async function readFolderItems(folderIds: readonly string[]): Promise<Map<string, StoredFolder>> {
   const found = new Map<string, StoredFolder>();
-  if (folderIds.length === 0) return found;
   const lookup = await getItems(folderIds.map(folderKey));
   for (const id of folderIds) {
     const folder = lookup(folderKey(id)) as StoredFolder | undefined;
