@@ -28,7 +28,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ConflictOptions, TransactionConflicts } from './transaction-conflicts';
+import { type ConflictOptions, type Outcome, TransactionConflicts } from './transaction-conflicts';
 
 export interface DynamoDbProxy {
   /** Where clients send their requests instead of DynamoDB Local. */
@@ -105,19 +105,19 @@ export async function startDynamoDbProxy(target: string, options: DynamoDbProxyO
 
   /**
    * Sends the request on (its body already read, or still to be piped). `release` (conflict
-   * mode's hold on its items) is called once DynamoDB Local has answered it (before the commit
+   * mode's hold on its items, told how the request ended) is called once DynamoDB Local has answered it (before the commit
    * barrier: java has applied it by then), before the answer is passed on, or when DynamoDB Local
    * is gone, or after HOLD_LIMIT_MS at the latest.
    */
-  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, release?: () => void) => {
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, release?: (outcome: Outcome) => void) => {
     const transaction = options.commitBarrier === true && TRANSACTIONS.has(String(req.headers['x-amz-target']));
     let released = false;
-    const letGo = () => {
+    const letGo = (outcome: Outcome) => {
       if (released) return;
       released = true;
-      release?.();
+      release?.(outcome);
     };
-    if (release) setTimeout(letGo, HOLD_LIMIT_MS).unref();
+    if (release) setTimeout(() => letGo('unknown'), HOLD_LIMIT_MS).unref();
     const upstream = request({ host: hostname, port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
       if (!release && (!transaction || answer.statusCode !== 200)) {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -127,18 +127,17 @@ export async function startDynamoDbProxy(target: string, options: DynamoDbProxyO
       const chunks: Buffer[] = [];
       answer.on('data', (chunk: Buffer) => chunks.push(chunk));
       answer.on('error', () => {
-        letGo();
+        letGo('unknown');
         res.destroy();
       });
       answer.on('end', () => {
+        letGo(answer.statusCode === 200 ? 'succeeded' : 'failed');
         const deliver = (status: number, headers: OutgoingHttpHeaders, payload: Buffer | string) => {
-          letGo();
           if (!res.destroyed) res.writeHead(status, headers).end(payload);
         };
         if (!transaction || answer.statusCode !== 200) return deliver(answer.statusCode ?? 502, answer.headers, Buffer.concat(chunks));
         // Java has applied it (its COMMIT queued, so whatever comes next sees it): DynamoDB's
-        // transaction is over. The barrier below is DynamoDB Local's durability, not part of it.
-        letGo();
+        // transaction is over (released above). The barrier is DynamoDB Local's durability, not part of it.
         const wait = () => barrier(hostname, port, req.headers, agent);
         // One retry: java may close a kept-alive socket just as it is reused.
         wait()
@@ -152,7 +151,7 @@ export async function startDynamoDbProxy(target: string, options: DynamoDbProxyO
     });
     // DynamoDB Local gone: the client sees a dropped connection, as it would without the proxy.
     upstream.on('error', () => {
-      letGo();
+      letGo('unknown');
       res.destroy();
     });
     // A client that leaves takes its request with it, unless conflict mode holds its items: then

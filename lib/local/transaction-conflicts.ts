@@ -12,7 +12,10 @@
  *   PutItem, UpdateItem or DeleteItem is cancelled the same way;
  * - reads (GetItem, BatchGetItem, Query, Scan) never conflict.
  * A ConditionCheck counts as including its item. A retry of an ongoing TransactWriteItems (same
- * ClientRequestToken) gets `TransactionInProgressException`, as on DynamoDB.
+ * ClientRequestToken) gets `TransactionInProgressException`, as on DynamoDB; a retry of one that
+ * committed (or may have) is answered by its token alone, before any conflict, for 10 minutes:
+ * success, or `IdempotentParameterMismatchException` for other items. DynamoDB Local keeps the
+ * tokens and answers so itself, so such a retry goes straight to it, holding nothing.
  *
  * The proxy (commit-barrier.ts) asks `admit()` when a request arrives, before sending it on: the
  * request is refused here, never half-applied, or it holds its items until its answer has gone
@@ -34,11 +37,17 @@ export interface ConflictOptions {
 }
 
 /**
- * What the proxy does with a request: send it on after `delayMs` (and call `release` once it is
- * answered), or answer it.
+ * How a request passed on ended, as the proxy saw it: never sent (its client had left), answered
+ * 200 or another status, or unknown (connection lost, no answer in time: it may have been applied).
+ */
+export type Outcome = 'not sent' | 'succeeded' | 'failed' | 'unknown';
+
+/**
+ * What the proxy does with a request: send it on after `delayMs` (and call `release` with its
+ * outcome once it is over), or answer it.
  */
 export type Admission =
-  | { pass: true; delayMs: number; release: () => void }
+  | { pass: true; delayMs: number; release: (outcome?: Outcome) => void }
   | { pass: false; status: number; headers: Record<string, string | number>; body: string };
 
 type HoldKind = 'transaction' | 'write' | 'transactionRead';
@@ -47,6 +56,9 @@ const PREFIX = 'DynamoDB_20120810.';
 const SINGLE_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem']);
 const CONFLICT_MESSAGE = 'Transaction is ongoing for the item';
 const TYPE_PREFIX = 'com.amazonaws.dynamodb.v20120810#';
+/** How long DynamoDB answers a TransactWriteItems' ClientRequestToken by itself (API reference). */
+const TOKEN_WINDOW_MS = 10 * 60_000;
+const PASS: Admission = { pass: true, delayMs: 0, release: () => {} };
 
 type AttributeMap = Record<string, unknown>;
 interface TransactAction {
@@ -58,7 +70,10 @@ interface TransactAction {
 /** Counts of the requests in flight that hold each item (`table` NUL `key`). */
 export class TransactionConflicts {
   private readonly holds = new Map<string, Record<HoldKind, number>>();
+  /** Tokens of the transactions in flight. */
   private readonly tokens = new Set<string>();
+  /** Tokens of transactions that committed or may have, with when DynamoDB forgets them (insertion order). */
+  private readonly committedTokens = new Map<string, number>();
   /** Requests refused, by kind (for tests and the bench). */
   readonly refused = { transactions: 0, writes: 0, transactionReads: 0 };
   private readonly latencyMs: number;
@@ -89,7 +104,7 @@ export class TransactionConflicts {
     try {
       input = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
     } catch {
-      return { pass: true, delayMs: 0, release: () => {} }; // DynamoDB Local answers what is malformed
+      return PASS; // DynamoDB Local answers what is malformed
     }
     // Item ids first (this may ask DynamoDB Local for a key schema), then decide and hold in
     // one synchronous step, so two requests can never both pass.
@@ -100,13 +115,20 @@ export class TransactionConflicts {
       if (token && this.tokens.has(token)) {
         return refusal('TransactionInProgressException', { message: 'Transaction with the given request token is already in progress.' });
       }
+      // The SDK's retry of a transaction whose answer was lost: answered by its token, never
+      // cancelled for a conflict (a cancellation would say it did not commit, when it did).
+      if (token && this.isCommittedToken(token)) return PASS;
       const conflicts = ids.map((id) => id !== undefined && this.isHeld(id, ['transaction', 'transactionRead']));
       if (conflicts.some(Boolean)) {
         this.refused.transactions++;
         return cancellation(conflicts);
       }
-      if (token) this.tokens.add(token);
-      return this.hold(ids, 'transaction', () => token && this.tokens.delete(token));
+      if (!token) return this.hold(ids, 'transaction');
+      this.tokens.add(token);
+      return this.hold(ids, 'transaction', (outcome) => {
+        this.tokens.delete(token);
+        if (outcome === 'succeeded' || outcome === 'unknown') this.rememberToken(token);
+      });
     }
     if (operation === 'TransactGetItems') {
       const actions = (input.TransactItems as Record<string, TransactAction>[] | undefined) ?? [];
@@ -140,7 +162,7 @@ export class TransactionConflicts {
       );
       return this.hold(ids, 'write');
     }
-    return { pass: true, delayMs: 0, release: () => {} };
+    return PASS;
   }
 
   /** Items currently held (for tests: nothing may stay held once every request is answered). */
@@ -153,7 +175,22 @@ export class TransactionConflicts {
     return counts !== undefined && kinds.some((kind) => counts[kind] > 0);
   }
 
-  private hold(ids: readonly (string | undefined)[], kind: HoldKind, then?: () => unknown): Admission {
+  private isCommittedToken(token: string): boolean {
+    const until = this.committedTokens.get(token);
+    return until !== undefined && until > Date.now();
+  }
+
+  private rememberToken(token: string): void {
+    const now = Date.now();
+    // Oldest first: forget what DynamoDB would have forgotten.
+    for (const [old, until] of this.committedTokens) {
+      if (until > now) break;
+      this.committedTokens.delete(old);
+    }
+    this.committedTokens.set(token, now + TOKEN_WINDOW_MS);
+  }
+
+  private hold(ids: readonly (string | undefined)[], kind: HoldKind, then?: (outcome: Outcome) => void): Admission {
     const held = ids.filter((id): id is string => id !== undefined);
     for (const id of held) {
       const counts = this.holds.get(id) ?? { transaction: 0, write: 0, transactionRead: 0 };
@@ -164,7 +201,7 @@ export class TransactionConflicts {
     return {
       pass: true,
       delayMs: this.latencyMs,
-      release: () => {
+      release: (outcome = 'not sent') => {
         if (released) return;
         released = true;
         for (const id of held) {
@@ -173,7 +210,7 @@ export class TransactionConflicts {
           counts[kind]--;
           if (counts.transaction + counts.write + counts.transactionRead === 0) this.holds.delete(id);
         }
-        then?.();
+        then?.(outcome);
       },
     };
   }

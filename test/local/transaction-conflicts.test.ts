@@ -8,6 +8,7 @@ import {
   BatchGetItemCommand,
   type DynamoDBClient,
   GetItemCommand,
+  IdempotentParameterMismatchException,
   PutItemCommand,
   QueryCommand,
   TransactGetItemsCommand,
@@ -112,6 +113,23 @@ describe('conflict mode', () => {
     await sleep(50);
     expect(await failure(transact([put(fresh())], client, token))).toBeInstanceOf(TransactionInProgressException);
     await first;
+  });
+
+  it('answers a retry of a committed transaction by its token, even while another holds one of its items', async () => {
+    // The SDK retries with the same token when an answer is lost (a timeout under load): a
+    // cancellation then would tell the caller that a committed transaction did not commit, and
+    // its next try would fail its own condition (a create answered 409 "already exists").
+    const [a, b, c] = [fresh(), fresh(), fresh()];
+    await transact([put(b)], shared);
+    const token = `token-${fresh()}`;
+    const create = [{ Put: { ...put(a).Put, ConditionExpression: 'attribute_not_exists(PK)' } }, exists(b)];
+    await transact(create, client, token);
+    const other = transact([put(c), exists(b)]);
+    await sleep(50);
+    await transact(create, client, token);
+    // Other items under the same token: DynamoDB refuses them.
+    expect(await failure(transact([put(fresh())], client, token))).toBeInstanceOf(IdempotentParameterMismatchException);
+    await other;
   });
 
   it('cancels a TransactGetItems on an item an ongoing transaction writes', async () => {
