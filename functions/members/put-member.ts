@@ -3,7 +3,7 @@ import { created } from '#core/http/endpoint';
 import { notVisible, type Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { putMember } from '#core/items/member';
-import { MAX_MEMBERS, MAX_REPOSITORIES_PER_USER } from '#core/limits';
+import { formatCount, MAX_MEMBERS, MAX_REPOSITORIES_PER_USER } from '#core/limits';
 import { memberParams, putMemberBody } from '#core/requests';
 
 export const operation = {
@@ -27,8 +27,8 @@ export const operation = {
     'not-found': notVisible('repository'),
     forbidden: 'Your role in the repository does not allow managing its members; only an owner may.',
     'last-owner': 'The member is the only owner and the role given is not `owner`.',
-    'member-limit': `The user is not a member and the repository already has ${MAX_MEMBERS.toLocaleString('en-US')} members.`,
-    'repository-limit': `The user is not a member and is already a member of ${MAX_REPOSITORIES_PER_USER.toLocaleString('en-US')} repositories.`,
+    'member-limit': `The user is not a member and the repository already has ${formatCount(MAX_MEMBERS)} members.`,
+    'repository-limit': `The user is not a member and is already a member of ${formatCount(MAX_REPOSITORIES_PER_USER)} repositories.`,
   },
 } as const satisfies Operation;
 

@@ -3,7 +3,7 @@
 import type { Operation } from '#core/http/operation';
 import { writeEndpoint } from '#core/http/write-endpoint';
 import { createRepository } from '#core/items/repository';
-import { MAX_REPOSITORIES_PER_USER } from '#core/limits';
+import { formatCount, MAX_REPOSITORIES_PER_USER } from '#core/limits';
 import { createRepositoryBody } from '#core/requests';
 
 export const operation = {
@@ -15,7 +15,7 @@ export const operation = {
   body: createRepositoryBody,
   success: { status: 201, description: 'The new repository.', body: 'Repository', location: '/{id}', etag: true },
   errors: {
-    'repository-limit': `You are already a member of ${MAX_REPOSITORIES_PER_USER.toLocaleString('en-US')} repositories, the most one user may be in.`,
+    'repository-limit': `You are already a member of ${formatCount(MAX_REPOSITORIES_PER_USER)} repositories, the most one user may be in.`,
   },
 } as const satisfies Operation;
 

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MAX_FOLDER_DEPTH, MAX_MEMBERS, MAX_REPOSITORIES_PER_USER } from '#core/limits';
+import { formatCount, MAX_FOLDER_DEPTH, MAX_MEMBERS, MAX_REPOSITORIES_PER_USER } from '#core/limits';
 
 /** docs/api.md's Limits table: what → limit, as written. */
 function documentedLimits(): Map<string, string> {
@@ -42,5 +42,10 @@ describe('limits', () => {
     const lowered = JSON.stringify({ members: 5, repositoriesPerUser: 6, folderDepth: 7 });
     expect(limitsIn({ DOCUMENTS_TEST_LIMITS: lowered })).toEqual([1_000, 1_000, 50]);
     expect(limitsIn({ DOCUMENTS_TEST_LIMITS: lowered, VITEST: 'true' })).toEqual([5, 6, 7]);
+  });
+
+  it('are written in messages as the docs write them, with thousands separators', () => {
+    const counts = [0, 7, 50, 999, 1_000, 12_345, 999_999, 1_000_000, 10_737_418_240];
+    expect(counts.map(formatCount)).toEqual(counts.map((n) => n.toLocaleString('en-US')));
   });
 });
