@@ -58,6 +58,8 @@ const CONFLICT_MESSAGE = 'Transaction is ongoing for the item';
 const TYPE_PREFIX = 'com.amazonaws.dynamodb.v20120810#';
 /** How long DynamoDB answers a TransactWriteItems' ClientRequestToken by itself (API reference). */
 const TOKEN_WINDOW_MS = 10 * 60_000;
+/** At most this many tokens kept (a retry comes within seconds; a bench's burst must not fill memory). */
+const TOKENS_KEPT = 100_000;
 const PASS: Admission = { pass: true, delayMs: 0, release: () => {} };
 
 type AttributeMap = Record<string, unknown>;
@@ -184,7 +186,7 @@ export class TransactionConflicts {
     const now = Date.now();
     // Oldest first: forget what DynamoDB would have forgotten.
     for (const [old, until] of this.committedTokens) {
-      if (until > now) break;
+      if (until > now && this.committedTokens.size < TOKENS_KEPT) break;
       this.committedTokens.delete(old);
     }
     this.committedTokens.set(token, now + TOKEN_WINDOW_MS);
