@@ -1,13 +1,15 @@
 /**
- * The test run's DynamoDB Locals: a fresh in-memory one for each test file that asks for one,
- * from a small pool kept warm here, in vitest's main process.
+ * The test run's DynamoDB Locals: an in-memory one of its own for each test file that asks for
+ * one, from a small pool kept warm here, in vitest's main process.
  *
  * Why not one for the whole run: DynamoDB Local slows down as data piles up in it (after ~30k
  * items a TransactWriteItems went from ~16 to ~195 ms, a GetItem from ~8 to ~84 ms), and
- * dropping the tables does not bring it back; a fresh one does, and costs ~2.5 s to start.
+ * dropping the tables does not bring it back; a fresh one does, and costs ~2.5 s of CPU to start.
  * Starting it here, ahead of time, keeps that start off the test file's path: a file leases one
  * on its first table (test/support/dynamodb.ts, `fileDatabase`), and gives it back when it is done
- * (test/support/drop-tables.ts), which stops it; the pool starts the next one meanwhile.
+ * (test/support/drop-tables.ts). Its tables are then dropped and it serves the next file, up to
+ * FILES_PER_INSTANCE files and REUSE_MAX_ITEMS items in all; past either it is stopped and the
+ * pool starts another. The suite is CPU-bound on 2 cores, and java's start was ~10 % of it.
  *
  * The lease is a loopback HTTP call to this process (`inject('dynamodbBroker')`): test files run
  * in their own processes (vitest's forks pool, isolated), and a java child started there would be
@@ -22,7 +24,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DescribeTableCommand, paginateListTables } from '@aws-sdk/client-dynamodb';
 import type { TestProject } from 'vitest/node';
 import { type DynamoDbLocal, ensureTable, localClient, startDynamoDbLocal } from '#lib/local/dynamodb-local';
 import { writeSearchSnapshot } from '#lib/local/search-database';
@@ -38,6 +40,10 @@ declare module 'vitest' {
 
 /** Instances kept started ahead of demand: one per worker (vitest.config.ts sets it: WORKERS). */
 const WARM = Math.max(1, Number(process.env.TEST_DYNAMODB_WARM ?? 2));
+/** Files one instance serves, its tables dropped between them. */
+const FILES_PER_INSTANCE = 5;
+/** Items one instance may have held in all (counted when each file gives it back): past this it is stopped, not lent again. */
+const REUSE_MAX_ITEMS = 10_000;
 
 interface Broker {
   url: string;
@@ -92,12 +98,37 @@ async function warmUp(database: DynamoDbLocal): Promise<DynamoDbLocal> {
   }
 }
 
+/**
+ * Drops every table of `database` when, with `before` items its earlier files left, they hold at
+ * most REUSE_MAX_ITEMS (DynamoDB Local counts them live); returns the items it held in all, or
+ * undefined, dropping nothing, when that is more or it does not answer.
+ */
+async function emptied(database: DynamoDbLocal, before: number): Promise<number | undefined> {
+  const client = localClient(database.endpoint);
+  try {
+    const tables: string[] = [];
+    for await (const page of paginateListTables({ client }, {})) tables.push(...(page.TableNames ?? []));
+    let items = before;
+    for (const name of tables) items += (await client.send(new DescribeTableCommand({ TableName: name }))).Table?.ItemCount ?? 0;
+    if (items > REUSE_MAX_ITEMS) return undefined;
+    for (const name of tables) await client.send(new DeleteTableCommand({ TableName: name }));
+    return items;
+  } catch {
+    return undefined;
+  } finally {
+    client.destroy();
+  }
+}
+
 async function startBroker(): Promise<Broker> {
   // The SDK's "Node 22 will be required in 2027" notice is noise here (vitest.config sets it for workers).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const warm: Promise<DynamoDbLocal>[] = [];
   const leased = new Map<string, DynamoDbLocal>();
+  /** Per instance: the files it was lent to, and the items they left. */
+  const served = new WeakMap<DynamoDbLocal, { files: number; items: number }>();
+  const givingBack = new Set<Promise<void>>();
   const stopping = new Set<Promise<void>>();
   let closed = false;
   let leases = 0;
@@ -124,9 +155,20 @@ async function startBroker(): Promise<Broker> {
     const next = warm.shift() ?? startOne();
     refill();
     const database = await next;
+    const use = served.get(database) ?? { files: 0, items: 0 };
+    served.set(database, { ...use, files: use.files + 1 });
     const id = String(++leases);
     leased.set(id, database);
     return { id, endpoint: database.endpoint };
+  }
+
+  /** A database given back: lent again first if it may serve another file, else stopped. */
+  async function giveBack(database: DynamoDbLocal) {
+    const use = served.get(database) ?? { files: 0, items: 0 };
+    const items = !closed && use.files < FILES_PER_INSTANCE ? await emptied(database, use.items) : undefined;
+    if (items === undefined || closed) return stop(database);
+    served.set(database, { files: use.files, items });
+    warm.unshift(Promise.resolve(database));
   }
 
   // `connection: close`: a test file's next call opens a new socket. A kept-alive one could be
@@ -161,7 +203,10 @@ async function startBroker(): Promise<Broker> {
     if (released) {
       const database = leased.get(released[1]!);
       leased.delete(released[1]!);
-      if (database) stop(database);
+      if (database) {
+        const given = giveBack(database).finally(() => givingBack.delete(given));
+        givingBack.add(given);
+      }
       answer(res, 200, { released: Boolean(database) });
       return;
     }
@@ -179,6 +224,7 @@ async function startBroker(): Promise<Broker> {
     for (const result of spare) if (result.status === 'fulfilled') stop(result.value);
     for (const database of leased.values()) stop(database);
     leased.clear();
+    await Promise.all([...givingBack]);
     await Promise.all([...stopping]);
     await bundles?.catch(() => {});
     if (bundleDir) await rm(bundleDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 /**
  * Runs before each test file of the database tier (vitest setupFiles): when the file is done, its
  * tables in DynamoDB Locals it did not lease are dropped, and its own DynamoDB Local (leased on
- * first use, test/support/dynamodb.ts) is stopped.
+ * first use, test/support/dynamodb.ts) is given back to the pool (test/global-setup.ts).
  */
 import { afterAll } from 'vitest';
 import { dropCreatedTables, releaseFileDatabase } from './dynamodb';

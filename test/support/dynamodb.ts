@@ -12,10 +12,10 @@ const created: { endpoint: string; tableName: string }[] = [];
 let lease: Promise<{ id: string; endpoint: string }> | undefined;
 
 /**
- * This test file's own DynamoDB Local, fresh and in memory: leased on first use from the pool
- * test/global-setup.ts keeps warm, and stopped when the file is done (`releaseFileDatabase`, by
- * test/support/drop-tables.ts). One per file: a DynamoDB Local slows down as data piles up in
- * it, and no other file's tables, TTL sweeps or streams share its one SQLite thread.
+ * This test file's own DynamoDB Local, in memory and without tables: leased on first use from the
+ * pool test/global-setup.ts keeps warm, and given back when the file is done (`releaseFileDatabase`,
+ * by test/support/drop-tables.ts), to be emptied for a later file or stopped. One file at a time:
+ * no other file's tables, TTL sweeps or streams share its one SQLite thread.
  */
 export async function fileDatabase(): Promise<string> {
   lease ??= (async () => {
