@@ -105,9 +105,9 @@ export async function startDynamoDbProxy(target: string, options: DynamoDbProxyO
 
   /**
    * Sends the request on (its body already read, or still to be piped). `release` (conflict
-   * mode's hold on its items, told how the request ended) is called once DynamoDB Local has answered it (before the commit
-   * barrier: java has applied it by then), before the answer is passed on, or when DynamoDB Local
-   * is gone, or after HOLD_LIMIT_MS at the latest.
+   * mode's hold on its items, told how the request ended) is called once DynamoDB Local has
+   * answered it (before the commit barrier: java has applied it by then), before the answer is
+   * passed on, or when DynamoDB Local is gone, or after HOLD_LIMIT_MS at the latest.
    */
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, release?: (outcome: Outcome) => void) => {
     const transaction = options.commitBarrier === true && TRANSACTIONS.has(String(req.headers['x-amz-target']));
