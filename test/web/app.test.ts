@@ -313,7 +313,16 @@ describe('journeys', () => {
         throw error;
       });
     await list.focus();
-    await page.keyboard.press('Home');
+    // The list is drawn again after the rename: Delete only once Home has made a.txt the active one.
+    await expect
+      .poll(
+        async () => {
+          await page.keyboard.press('Home');
+          return active();
+        },
+        { timeout: 10_000 },
+      )
+      .toMatch(/a\.txt/);
     await page.keyboard.press('Delete');
     await page.locator('.toast').getByText('a.txt moved to the trash').waitFor();
     await page.getByRole('button', { name: 'Undo' }).click();
