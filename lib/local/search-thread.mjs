@@ -5,6 +5,7 @@
  * loader. Messages in: `{ id, sql, params }` and `{ id, close: true }`; out: `{ id, rows }` or
  * `{ id, error: { name, message } }`; `{ ready: true }` once open, or `{ failed }`.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
@@ -13,8 +14,10 @@ import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 
 let db;
 try {
-  // In memory, from a snapshot when one is given (an already migrated database: ./search-database.ts).
-  const snapshot = !workerData.dataDir && workerData.snapshot ? new Blob([await readFile(workerData.snapshot)]) : undefined;
+  // From a snapshot when one is given (an already migrated database: ./search-database.ts), in
+  // memory or in a folder that holds no database yet.
+  const fresh = !workerData.dataDir || !existsSync(`${workerData.dataDir}/PG_VERSION`);
+  const snapshot = fresh && workerData.snapshot ? new Blob([await readFile(workerData.snapshot)]) : undefined;
   db = await PGlite.create({
     ...(workerData.dataDir ? { dataDir: workerData.dataDir } : {}),
     ...(snapshot ? { loadDataDir: snapshot } : {}),
