@@ -44,9 +44,10 @@ export interface LocalSearchDatabase extends SqlPort {
 
 /**
  * A migrated, empty database to start from (SEARCH_SNAPSHOT: a file `writeSearchSnapshot` made):
- * a test run makes one (test/global-setup.ts), and each start in memory, or in a folder that holds
- * no database yet (a child `npm start` of a test), loads it instead of creating a database and
- * migrating it (on disk, measured on a slow day: 8.4 → 4.1 s of CPU).
+ * a test run makes one (test/global-setup.ts), and each start in memory, or a service's start in a
+ * folder that holds no database yet (a child `npm start` of a test), loads it instead of creating
+ * a database and migrating it (on disk, measured on a slow day: 8.4 → 4.1 s of CPU). A database
+ * opened on disk by itself (`startLocalSearchDatabase(dir)`) starts empty, as on a new cluster.
  */
 const snapshotFile = () => process.env.SEARCH_SNAPSHOT || undefined;
 
@@ -60,11 +61,17 @@ const snapshotFile = () => process.env.SEARCH_SNAPSHOT || undefined;
  */
 export const LOCAL_SEARCH_CACHE = '384MB';
 
-/** Opens (or creates) the database in `dir`, in a thread of its own (./search-thread.mjs); in memory without one. */
-export async function startLocalSearchDatabase(dir?: string): Promise<LocalSearchDatabase & { dump(): Promise<Uint8Array> }> {
+/**
+ * Opens (or creates) the database in `dir`, in a thread of its own (./search-thread.mjs); in memory
+ * without one. A new one starts from `snapshot` when given: by default the run's in memory, none on disk.
+ */
+export async function startLocalSearchDatabase(
+  dir?: string,
+  snapshot: string | undefined = dir ? undefined : snapshotFile(),
+): Promise<LocalSearchDatabase & { dump(): Promise<Uint8Array> }> {
   if (dir) await mkdir(dir, { recursive: true });
   const thread = new Worker(new URL('./search-thread.mjs', import.meta.url), {
-    workerData: { dataDir: dir, snapshot: snapshotFile(), sharedBuffers: dir ? LOCAL_SEARCH_CACHE : undefined },
+    workerData: { dataDir: dir, snapshot, sharedBuffers: dir ? LOCAL_SEARCH_CACHE : undefined },
   });
   let dumped: ((bytes: Uint8Array) => void) | undefined;
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (error: Error) => void }>();
@@ -171,7 +178,7 @@ function checkSize(rows: readonly Row[]): void {
  * the rest of the service does not wait for it.
  */
 export function startLocalSearch(dir?: string): LocalSearchDatabase {
-  const opening = startLocalSearchDatabase(dir);
+  const opening = startLocalSearchDatabase(dir, snapshotFile());
   const ready = opening.then(async (db) => {
     await migrateWith(db);
     return db;
