@@ -62,6 +62,13 @@ const snapshotFile = () => process.env.SEARCH_SNAPSHOT || undefined;
 export const LOCAL_SEARCH_CACHE = '384MB';
 
 /**
+ * The page cache of a database in memory (a test's: its pages are in memory already, and its
+ * index holds a few hundred rows). PostgreSQL zeroes its cache when it starts: PGlite's default
+ * 128 MB was a sixth of each start's CPU, and tests start one for every service.
+ */
+export const IN_MEMORY_SEARCH_CACHE = '16MB';
+
+/**
  * Opens (or creates) the database in `dir`, in a thread of its own (./search-thread.mjs); in memory
  * without one. A new one starts from `snapshot` when given: by default the run's in memory, none on disk.
  */
@@ -71,7 +78,7 @@ export async function startLocalSearchDatabase(
 ): Promise<LocalSearchDatabase & { dump(): Promise<Uint8Array> }> {
   if (dir) await mkdir(dir, { recursive: true });
   const thread = new Worker(new URL('./search-thread.mjs', import.meta.url), {
-    workerData: { dataDir: dir, snapshot, sharedBuffers: dir ? LOCAL_SEARCH_CACHE : undefined },
+    workerData: { dataDir: dir, snapshot, sharedBuffers: dir ? LOCAL_SEARCH_CACHE : IN_MEMORY_SEARCH_CACHE },
   });
   let dumped: ((bytes: Uint8Array) => void) | undefined;
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (error: Error) => void }>();
@@ -201,11 +208,23 @@ export function startLocalSearch(dir?: string): LocalSearchDatabase {
   return local;
 }
 
+/**
+ * Every database started from the snapshot copies it in: without the template databases (nothing
+ * creates a database from them) it is 25 MB, not 40, and a start from it ~0.4 s of CPU less.
+ */
+const TRIM_SNAPSHOT = [
+  "UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')",
+  'DROP DATABASE template0',
+  'DROP DATABASE template1',
+  'CHECKPOINT',
+];
+
 /** Writes a migrated, empty in-memory database to `file`, for SEARCH_SNAPSHOT. */
 export async function writeSearchSnapshot(file: string): Promise<void> {
   const db = await startLocalSearchDatabase();
   try {
     await migrateWith(db);
+    for (const sql of TRIM_SNAPSHOT) await db.execute(sql, []);
     await writeFile(`${file}.partial`, await db.dump());
     await rename(`${file}.partial`, file);
   } finally {
