@@ -62,6 +62,13 @@ const snapshotFile = () => process.env.SEARCH_SNAPSHOT || undefined;
 export const LOCAL_SEARCH_CACHE = '384MB';
 
 /**
+ * The page cache on disk: SEARCH_PAGE_CACHE, else LOCAL_SEARCH_CACHE. PostgreSQL zeroes it at
+ * every start (384 MB: 1.6 s of CPU, 16 MB: 0.4 s on a slow day); a test that starts `npm start`
+ * again and again on a few rows asks for a small one (test/support/child-service.ts).
+ */
+const onDiskCache = () => process.env.SEARCH_PAGE_CACHE || LOCAL_SEARCH_CACHE;
+
+/**
  * The page cache of a database in memory (a test's: its pages are in memory already, and its
  * index holds a few hundred rows). PostgreSQL zeroes its cache when it starts: PGlite's default
  * 128 MB was a sixth of each start's CPU, and tests start one for every service.
@@ -78,7 +85,7 @@ export async function startLocalSearchDatabase(
 ): Promise<LocalSearchDatabase & { dump(): Promise<Uint8Array> }> {
   if (dir) await mkdir(dir, { recursive: true });
   const thread = new Worker(new URL('./search-thread.mjs', import.meta.url), {
-    workerData: { dataDir: dir, snapshot, sharedBuffers: dir ? LOCAL_SEARCH_CACHE : IN_MEMORY_SEARCH_CACHE },
+    workerData: { dataDir: dir, snapshot, sharedBuffers: dir ? onDiskCache() : IN_MEMORY_SEARCH_CACHE },
   });
   let dumped: ((bytes: Uint8Array) => void) | undefined;
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (error: Error) => void }>();

@@ -37,7 +37,8 @@ export function processesMentioning(text: string): { pid: number; pgid: number; 
 }
 
 export async function startService(dataDir: string): Promise<Running> {
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dataDir };
+  // A small search page cache: PostgreSQL zeroes it at each of the many starts (1.6 → 0.4 s of CPU).
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', DATA_DIR: dataDir, SEARCH_PAGE_CACHE: '16MB' };
   delete env.JWT_ISSUER;
   delete env.JWT_AUDIENCE;
   delete env.TABLE_NAME;
