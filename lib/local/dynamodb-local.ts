@@ -105,9 +105,14 @@ export class DynamoDbLocalError extends Error {
 }
 class PortInUseError extends DynamoDbLocalError {}
 
+/** Set once `java -version` ran: a test run starts DynamoDB Local some 40 times, and each check was a JVM start. */
+let javaFound = false;
+
 function assertJava(): void {
+  if (javaFound) return;
   const result = spawnSync('java', ['-version'], { stdio: 'ignore', timeout: 15_000 });
   if (result.error || result.status !== 0) throw new DynamoDbLocalError(JAVA_MISSING_MESSAGE);
+  javaFound = true;
 }
 
 async function launch(port: number, dataDir: string | undefined, conflicts: boolean | ConflictOptions): Promise<DynamoDbLocal> {
