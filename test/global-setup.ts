@@ -40,12 +40,8 @@ declare module 'vitest' {
 
 /** Instances kept started ahead of demand: one per worker (vitest.config.ts sets it: WORKERS). */
 const WARM = Math.max(1, Number(process.env.TEST_DYNAMODB_WARM ?? 2));
-/**
- * Files one instance serves, its tables dropped between them: REUSE_MAX_ITEMS is what keeps it
- * fast, and a file that gets a used instance gets one whose request path is already compiled. At 5
- * the pool started a new one (~3 CPU-s) for every 5 files.
- */
-const FILES_PER_INSTANCE = 10;
+/** Files one instance serves, its tables dropped between them. */
+const FILES_PER_INSTANCE = 5;
 /** Items one instance may have held in all (counted when each file gives it back): past this it is stopped, not lent again. */
 const REUSE_MAX_ITEMS = 10_000;
 
