@@ -24,7 +24,7 @@ import { type Condition, itemIsAbsent } from '../db/conditions';
 import { pageRequest, prefixRange, readPage, readRange } from '../db/queries';
 import { HttpError, notFound } from '../errors';
 import { now } from '../ids';
-import { MAX_MEMBERS } from '../limits';
+import { formatCount, MAX_MEMBERS } from '../limits';
 import type { PageQuery } from '../requests';
 import type { Caller, Member, Page, Role } from '../resources';
 import { recordChange } from './change';
@@ -63,7 +63,8 @@ interface Counts {
 
 const lastOwner = (userId: string, doing: string) =>
   new HttpError('last-owner', `${userId} is the repository's only owner and cannot be ${doing}; make another member owner first.`);
-const memberLimitReached = () => new HttpError('member-limit', `The repository already has ${MAX_MEMBERS} members, the most one may have.`);
+const memberLimitReached = () =>
+  new HttpError('member-limit', `The repository already has ${formatCount(MAX_MEMBERS)} members, the most one may have.`);
 
 /**
  * The steps that make `member` a member: their member item (pointing at `listing`, a
