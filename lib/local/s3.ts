@@ -319,27 +319,34 @@ export async function startLocalS3(opts: LocalS3Options): Promise<LocalS3> {
   }
 
   async function listParts(res: ServerResponse, request: Classified): Promise<void> {
-    const dir = await uploadDirOf(request);
     const maxParts = Math.min(1000, Number(request.params.get('max-parts') ?? 1000) || 1000);
     const marker = Number(request.params.get('part-number-marker') ?? 0) || 0;
-    const numbers = (await readdir(dir))
-      .filter((name) => /^\d+$/.test(name))
-      .map(Number)
-      .filter((n) => n > marker)
-      .sort((a, b) => a - b);
-    const page = numbers.slice(0, maxParts);
-    const parts = (
-      await Promise.all(
-        page.map(async (number) => {
-          const path = join(dir, String(number));
-          const [info, md5] = await Promise.all([
-            stat(path).catch(() => undefined),
-            readFile(`${path}.md5`, 'utf8').catch(() => undefined),
-          ]);
-          return info && md5 ? { number, size: info.size, md5, lastModified: info.mtime } : undefined;
-        }),
-      )
-    ).filter((part) => part !== undefined);
+    // Not while the upload is being completed or aborted: s3rver removes its folder file by file,
+    // and a listing then found the upload with none of its parts. S3 answers the parts, or
+    // NoSuchUpload once the upload is done.
+    const uploadId = request.params.get('uploadId') ?? '';
+    const { numbers, page, parts } = await exclusively(completing, join(uploadsDir(request.bucket), uploadId), async () => {
+      const dir = await uploadDirOf(request);
+      const numbers = (await readdir(dir))
+        .filter((name) => /^\d+$/.test(name))
+        .map(Number)
+        .filter((n) => n > marker)
+        .sort((a, b) => a - b);
+      const page = numbers.slice(0, maxParts);
+      const parts = (
+        await Promise.all(
+          page.map(async (number) => {
+            const path = join(dir, String(number));
+            const [info, md5] = await Promise.all([
+              stat(path).catch(() => undefined),
+              readFile(`${path}.md5`, 'utf8').catch(() => undefined),
+            ]);
+            return info && md5 ? { number, size: info.size, md5, lastModified: info.mtime } : undefined;
+          }),
+        )
+      ).filter((part) => part !== undefined);
+      return { numbers, page, parts };
+    });
     const truncated = numbers.length > page.length;
     const xml = [
       `<ListPartsResult xmlns="${S3_NAMESPACE}">`,

@@ -418,6 +418,36 @@ describe('multipart uploads', () => {
     expect(events).toHaveLength(1);
   });
 
+  it('list all their parts while a complete runs, and none once it is done (NoSuchUpload): never some of them', async () => {
+    for (let round = 0; round < 3; round++) {
+      const Key = key(`listed-while-completing-${round}.bin`);
+      const UploadId = await start(Key);
+      // Many parts, so that removing them takes a while; the complete keeps the first (S3 drops the others).
+      const puts = await Promise.all(
+        Array.from({ length: 30 }, async (_, index) => fetch(await partUrl(Key, UploadId, index + 1), { method: 'PUT', body: part2 })),
+      );
+      const completing = admin.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: Bucket(),
+          Key,
+          UploadId,
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: puts[0]!.headers.get('etag')! }] },
+        }),
+      );
+      const listed: number[] = [];
+      for (;;) {
+        const answer = await admin.send(new ListPartsCommand({ Bucket: Bucket(), Key, UploadId })).catch((error: unknown) => error);
+        if (answer instanceof Error) {
+          expect(answer.name).toBe('NoSuchUpload');
+          break;
+        }
+        listed.push((answer as { Parts?: unknown[] }).Parts?.length ?? 0);
+      }
+      await completing;
+      expect(listed.filter((count) => count !== 30)).toEqual([]);
+    }
+  });
+
   it('are listed (ListMultipartUploads) under a prefix, by key then upload id, a page at a time; aborted or completed ones no more', async () => {
     const prefix = key('listed/');
     const keys = ['b', 'a', 'c'].map((name) => `${prefix}${name}`);
