@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { ISOLATED } from '#test/support/isolated-files';
 
 /**
  * The fast tier (`npm run test:fast`): no database, no service, no bundling; it answers in
@@ -101,7 +102,11 @@ process.env.TEST_DYNAMODB_WARM ??= String(WORKERS);
 
 /** The run's temporary folder, removed when it ends (every project). */
 const RUN_TEMP = 'test/support/run-temp.ts';
-const databaseTier = { globalSetup: [RUN_TEMP, 'test/global-setup.ts'], setupFiles: ['test/support/drop-tables.ts'], maxWorkers: WORKERS };
+const databaseTier = {
+  globalSetup: [RUN_TEMP, 'test/global-setup.ts'],
+  setupFiles: ['test/support/after-each-file.ts'],
+  maxWorkers: WORKERS,
+};
 
 // .ci/run sets TEST_REPORT_DIR: each vitest run (one per npm script) writes its JSON report there.
 const reportDir = process.env.TEST_REPORT_DIR;
@@ -143,10 +148,12 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/completeness/**', ...FAST, ...TEMPLATES, ...LOWERED_LIMITS],
+          exclude: ['test/completeness/**', ...FAST, ...TEMPLATES, ...LOWERED_LIMITS, ...ISOLATED],
+          isolate: false,
           ...databaseTier,
         },
       },
+      { extends: true, test: { name: 'isolated', include: ISOLATED, ...databaseTier } },
       {
         extends: true,
         test: {

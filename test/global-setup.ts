@@ -7,7 +7,7 @@
  * dropping the tables does not bring it back; a fresh one does, and costs ~2.5 s of CPU to start.
  * Starting it here, ahead of time, keeps that start off the test file's path: a file leases one
  * on its first table (test/support/dynamodb.ts, `fileDatabase`), and gives it back when it is done
- * (test/support/drop-tables.ts). Its tables are then dropped and it serves the next file, up to
+ * (test/support/after-each-file.ts). Its tables are then dropped and it serves the next file, up to
  * FILES_PER_INSTANCE files and REUSE_MAX_ITEMS items in all; past either it is stopped and the
  * pool starts another. The suite is CPU-bound on 2 cores, and java's start was ~10 % of it.
  *

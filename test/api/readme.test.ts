@@ -5,18 +5,15 @@
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { WrittenAnswer } from '#lib/local/gateway';
-import { assertKeepsContract, contractStats } from '#test/support/contract';
+import { assertKeepsContract } from '#test/support/contract';
 import { useService } from '#test/support/fixture';
-import { reportStat } from '#test/support/stats';
 
 /** curl's answers, as the service wrote them: held to openapi.json like the client's. */
 const answers: WrittenAnswer[] = [];
+// Counted with the client's (test/support/route-coverage.ts).
 const ctx = useService({ onAnswer: (a) => answers.push(a) });
-afterAll(() => {
-  reportStat('responsesValidated', contractStats.validated);
-});
 
 /** Holds the answers written since `before` to openapi.json; returns how many there were. */
 function checkAnswersSince(before: number): number {

@@ -6,7 +6,7 @@
  * copy) must read as they did.
  */
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { db, tableName } from '#core/db/client';
 import { itemSize } from '#core/db/item-size';
 import { measured } from '#core/db/metrics';
@@ -23,7 +23,7 @@ let n = 0;
 const newCaller = (): Caller => ({ userId: `layout-${Date.now()}-${n++}` });
 
 useTable();
-beforeAll(() => recordStoreRequests(requests));
+recordStoreRequests(requests);
 beforeEach(() => {
   requests.length = 0;
 });

@@ -2,7 +2,7 @@
  * The data layer against the real DynamoDB Local: what it stores, how many requests each
  * operation costs, and that racing writers cannot break uniqueness or versions.
  */
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { newId } from '#core/ids';
 import { createDocument, getDocument, updateDocument } from '#core/items/document';
 import { createFolder, getFolder, getRootFolder, listDocuments, listFolders } from '#core/items/folder';
@@ -20,10 +20,7 @@ let n = 0;
 const newCaller = (): Caller => ({ userId: `user-${Date.now()}-${n++}` });
 
 useTable();
-beforeAll(() => {
-  // Count every request the store sends (retries included: interceptors wrap each attempt).
-  recordStoreRequests(requests);
-});
+recordStoreRequests(requests);
 
 beforeEach(() => {
   requests.length = 0;

@@ -11,6 +11,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { type HttpMethod, matchPath, type Route } from '#functions/routes';
 import openapi from '#openapi.json' with { type: 'json' };
+import { contractStats } from './route-coverage';
 
 type Json = Record<string, unknown>;
 
@@ -147,12 +148,6 @@ export function contractViolations(exchange: Exchange): string[] {
   if (!validate(body)) problems.push(`body: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`);
   return problems;
 }
-
-/**
- * How many exchanges this process checked and found keeping the contract, and which (`GET /{id}` →
- * statuses received: tolerated and retried ones too; what tests asserted: ./asserted-statuses.ts).
- */
-export const contractStats = { validated: 0, answered: new Map<string, Set<number>>() };
 
 /** The operation a request is answered by (`GET /{id}`; `$default` when none matches). */
 export const operationOf = (method: string, path: string): string => responsesFor(method, path).operation;

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { DeleteTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { db, tableName } from '#core/db/client';
 import type { Key } from '#core/items/keys';
 import { ensureTable, localClient } from '#lib/local/dynamodb-local';
 
-/** Tables this test file made in DynamoDB Locals of its own starting (dropped after it by test/support/drop-tables.ts). */
+/** Tables this test file made in DynamoDB Locals of its own starting (dropped after it by test/support/after-each-file.ts). */
 const created: { endpoint: string; tableName: string }[] = [];
 
 let lease: Promise<{ id: string; endpoint: string }> | undefined;
@@ -14,7 +14,7 @@ let lease: Promise<{ id: string; endpoint: string }> | undefined;
 /**
  * This test file's own DynamoDB Local, in memory and without tables: leased on first use from the
  * pool test/global-setup.ts keeps warm, and given back when the file is done (`releaseFileDatabase`,
- * by test/support/drop-tables.ts), to be emptied for a later file or stopped. One file at a time:
+ * by test/support/after-each-file.ts), to be emptied for a later file or stopped. One file at a time:
  * no other file's tables, TTL sweeps or streams share its one SQLite thread.
  */
 export async function fileDatabase(): Promise<string> {
@@ -102,15 +102,24 @@ export async function dropTestTable(endpoint: string, tableName: string): Promis
   }
 }
 
-/** Appends the name of every request the store's client sends (`BatchGetItem`, …) to `into`. */
+/**
+ * From this file's first test to its end, appends the name of every request the store's client
+ * sends (`BatchGetItem`, …; retries included: interceptors wrap each attempt) to `into`. Call it
+ * at the top level, after the table's hooks (`useTable`). The client may serve the next file of
+ * this process (vitest.config.ts: ISOLATED): the recorder goes with the file.
+ */
 export function recordStoreRequests(into: string[]): void {
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      into.push((context.commandName ?? '').replace(/Command$/, ''));
-      return next(args);
-    },
-    { step: 'initialize', name: 'testRequestRecorder' },
-  );
+  const name = 'testRequestRecorder';
+  beforeAll(() => {
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        into.push((context.commandName ?? '').replace(/Command$/, ''));
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+  });
+  afterAll(() => void db().middlewareStack.remove(name));
 }
 
 /** An item as stored, read past the store (strongly consistent). */

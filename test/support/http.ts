@@ -10,13 +10,11 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Middleware } from 'openapi-fetch';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import type { Document as CoreDocument, Folder, Repository } from '#core/resources';
 import { createDocumentsClient, type DocumentsClient } from '#lib/client/index';
-import { assertedStatuses, markAsserted, watchedAnswer, watchStatus } from './asserted-statuses';
-import { assertKeepsContract, contractStats, operationOf } from './contract';
-import { recordAnswered } from './route-coverage';
-import { reportStat } from './stats';
+import { markAsserted, watchedAnswer, watchStatus } from './asserted-statuses';
+import { assertKeepsContract, operationOf } from './contract';
 
 /** What the tests need of the running service (test/support/service.ts provides it). */
 export interface TestService {
@@ -69,12 +67,6 @@ const keepsContract: Middleware = {
     return watchStatus(copy, { operation: operationOf(request.method, path), status: response.status });
   },
 };
-
-// Each test file (one process) says how many answers it checked.
-afterAll(() => {
-  if (contractStats.validated > 0) reportStat('responsesValidated', contractStats.validated);
-  recordAnswered(contractStats.answered, assertedStatuses);
-});
 
 /** `client.request` without the compile-time path check: for requests the contract does not allow. */
 type AnyRequest = (method: string, url: string, init: Record<string, unknown>) => Promise<{ response: Response }>;

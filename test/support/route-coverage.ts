@@ -7,6 +7,26 @@
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { expect } from 'vitest';
+import { assertedStatuses } from './asserted-statuses';
+import { reportStat } from './stats';
+
+/**
+ * How many exchanges this test file checked and found keeping the contract (./contract.ts), and
+ * which (`GET /{id}` → statuses received: tolerated and retried ones too).
+ */
+export const contractStats = { validated: 0, answered: new Map<string, Set<number>>() };
+
+/**
+ * After each file (./after-each-file.ts): its count and its answers, recorded and then forgotten,
+ * as a later file in the same process (vitest.config.ts: ISOLATED) counts its own.
+ */
+export function recordFileAnswers(): void {
+  if (contractStats.validated > 0) reportStat('responsesValidated', contractStats.validated);
+  recordAnswered(contractStats.answered, assertedStatuses);
+  contractStats.validated = 0;
+  contractStats.answered.clear();
+  assertedStatuses.clear();
+}
 
 export interface Coverage {
   /** `GET /{id}` → every status some test file received from it (tolerated and retried ones too). */

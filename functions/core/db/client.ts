@@ -30,17 +30,24 @@ export type Item = Record<string, unknown>;
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 let base: DynamoDBClient | undefined;
+let baseEndpoint: string | undefined;
 let client: DynamoDBDocumentClient | undefined;
 
 /**
- * The low-level client, created on first use from the environment (DYNAMODB_ENDPOINT locally).
+ * The low-level client, created on first use from the environment (DYNAMODB_ENDPOINT locally),
+ * and again if that changes: a test process runs one local service after another, each with its
+ * own DynamoDB Local (as `s3()` in ../bucket.ts follows S3_ENDPOINT).
  * Every request through it reports its consumed capacity for the per-request access log: the
  * store's (through the document client below) and the idempotency records' alike.
  */
 export function dynamodb(): DynamoDBClient {
-  if (base) return base;
+  const endpoint = process.env.DYNAMODB_ENDPOINT || undefined;
+  if (base && baseEndpoint === endpoint) return base;
+  base?.destroy();
+  client = undefined;
+  baseEndpoint = endpoint;
   base = new DynamoDBClient({
-    endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+    endpoint,
     // DynamoDB answers in milliseconds (a contended transaction in well under a second): an
     // attempt that takes 3 s will not answer. Three attempts of at most 1 s to connect and 3 s
     // to answer, with the SDK's backoff, give up in about 10 s, so a handler answers 503 itself
@@ -75,7 +82,8 @@ export function dynamodb(): DynamoDBClient {
 
 /** The document client the store speaks through: plain values in and out. */
 export function db(): DynamoDBDocumentClient {
-  client ??= DynamoDBDocumentClient.from(dynamodb(), { marshallOptions: { removeUndefinedValues: true } });
+  const low = dynamodb();
+  client ??= DynamoDBDocumentClient.from(low, { marshallOptions: { removeUndefinedValues: true } });
   return client;
 }
 

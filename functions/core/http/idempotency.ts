@@ -18,6 +18,7 @@
  */
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { dynamodb, tableName } from '../db/client';
@@ -43,30 +44,38 @@ const takesKey = (event: APIGatewayProxyEventV2) => event.requestContext?.http?.
 /** The middlewares a write endpoint runs, before its body is parsed (the request as sent is what is compared). */
 export function idempotency(): MiddlewareObj<APIGatewayProxyEventV2>[] {
   // Made on the first request, not at import: the table's name is configuration (and the
-  // OpenAPI generator imports handler modules without any).
-  let powertools: MiddlewareObj | undefined;
+  // OpenAPI generator imports handler modules without any). Made again if the table or its
+  // client changes: a test process runs one local service after another.
+  let powertools: { middleware: MiddlewareObj; table: string; client: DynamoDBClient } | undefined;
   const middleware = () => {
-    powertools ??= makeHandlerIdempotent({
-      persistenceStore: new TableIdempotencyStore({
-        tableName: tableName(),
-        keyAttr: 'PK',
-        expiryAttr: 'expiresAt',
-        awsSdkV3Client: dynamodb(),
+    const table = tableName();
+    const client = dynamodb();
+    if (powertools?.table === table && powertools.client === client) return powertools.middleware;
+    powertools = {
+      table,
+      client,
+      middleware: makeHandlerIdempotent({
+        persistenceStore: new TableIdempotencyStore({
+          tableName: table,
+          keyAttr: 'PK',
+          expiryAttr: 'expiresAt',
+          awsSdkV3Client: client,
+        }),
+        config: new IdempotencyConfig({
+          // Only requests that carry a key, by the caller who sent it; a GET never takes part.
+          eventKeyJmesPath:
+            'requestContext.http.method != \'GET\' && headers."idempotency-key" && [requestContext.authorizer.jwt.claims.sub, headers."idempotency-key"]',
+          // "The same request": method, path, query, If-Match and the body as sent.
+          payloadValidationJmesPath: '[requestContext.http.method, rawPath, rawQueryString, headers."if-match", body]',
+          throwOnNoIdempotencyKey: false,
+          expiresAfterSeconds: IDEMPOTENCY_HOURS * 60 * 60,
+          hashFunction: 'sha256',
+        }),
+        // One prefix for every function: a key used on one endpoint and then on another is "another request" (422).
+        keyPrefix: 'documents',
       }),
-      config: new IdempotencyConfig({
-        // Only requests that carry a key, by the caller who sent it; a GET never takes part.
-        eventKeyJmesPath:
-          'requestContext.http.method != \'GET\' && headers."idempotency-key" && [requestContext.authorizer.jwt.claims.sub, headers."idempotency-key"]',
-        // "The same request": method, path, query, If-Match and the body as sent.
-        payloadValidationJmesPath: '[requestContext.http.method, rawPath, rawQueryString, headers."if-match", body]',
-        throwOnNoIdempotencyKey: false,
-        expiresAfterSeconds: IDEMPOTENCY_HOURS * 60 * 60,
-        hashFunction: 'sha256',
-      }),
-      // One prefix for every function: a key used on one endpoint and then on another is "another request" (422).
-      keyPrefix: 'documents',
-    });
-    return powertools;
+    };
+    return powertools.middleware;
   };
   return [
     keyFormat(),

@@ -1,0 +1,26 @@
+/**
+ * The database tier's files that each run in a process of their own (vitest.config.ts, project
+ * `isolated`): they change process.env beyond pointing it at their own table and service, mock
+ * a module, or count on their first request being the process's first (a cold start). The rest of the tier shares one process, and one module cache, per worker (project
+ * `suite`, `isolate: false`): a file's fixed cost (node's start, the imports, V8 warming up on the
+ * handlers) was a third of the tier's CPU. A setting such a file left behind would reach the
+ * next file, or be missed by a module that read it once (the logger reads LOG_LEVEL once), so
+ * ./after-each-file.ts fails a shared file that leaves process.env changed.
+ */
+export const ISOLATED = [
+  'test/cli/expiring-urls.test.ts',
+  'test/documents/content.test.ts',
+  'test/links/links.test.ts',
+  'test/local/data-api.test.ts',
+  'test/local/local-issuer.test.ts',
+  'test/local/metrics.test.ts',
+  'test/local/local-s3.test.ts',
+  'test/store/file-versions.test.ts',
+  'test/uploads/large-verify-kill.test.ts',
+  'test/uploads/large-verify.test.ts',
+  'test/uploads/upload-durability.test.ts',
+  'test/uploads/uploads.test.ts',
+  'test/worker/function-timeouts.test.ts',
+  'test/worker/sweeper.test.ts',
+  'test/worker/worker-outage.test.ts',
+];
