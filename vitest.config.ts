@@ -119,7 +119,8 @@ const reporting = reportDir
 
 export default defineConfig({
   test: {
-    // Each test file runs in its own process: handlers keep their configuration in process.env.
+    // Each test file runs in its own process (handlers keep their configuration in process.env),
+    // but for the projects that say otherwise: `templates`, and `suite` (test/support/isolated-files.ts).
     pool: 'forks',
     isolate: true,
     // Two files at a time on this 2-core machine (vitest's default would be one: cores - 1); the

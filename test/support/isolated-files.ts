@@ -1,9 +1,11 @@
 /**
  * The database tier's files that each run in a process of their own (vitest.config.ts, project
  * `isolated`): they change process.env beyond pointing it at their own table and service, mock
- * a module, or count on their first request being the process's first (a cold start). The rest of the tier shares one process, and one module cache, per worker (project
- * `suite`, `isolate: false`): a file's fixed cost (node's start, the imports, V8 warming up on the
- * handlers) was a third of the tier's CPU. A setting such a file left behind would reach the
+ * a module, or count on their first request being the process's first (a cold start).
+ *
+ * The rest of the tier shares one process, and one module cache, per worker (project `suite`,
+ * `isolate: false`): node's start and the imports are paid once per worker, not once per file
+ * (7 % of the tier's CPU, docs/testing.md). A setting such a file left behind would reach the
  * next file, or be missed by a module that read it once (the logger reads LOG_LEVEL once), so
  * ./after-each-file.ts fails a shared file that leaves process.env changed.
  */
