@@ -82,8 +82,9 @@ export function dynamodb(): DynamoDBClient {
 
 /** The document client the store speaks through: plain values in and out. */
 export function db(): DynamoDBDocumentClient {
-  const low = dynamodb();
-  client ??= DynamoDBDocumentClient.from(low, { marshallOptions: { removeUndefinedValues: true } });
+  // First: a new endpoint's client drops the document client made on the old one.
+  const lowLevel = dynamodb();
+  client ??= DynamoDBDocumentClient.from(lowLevel, { marshallOptions: { removeUndefinedValues: true } });
   return client;
 }
 
