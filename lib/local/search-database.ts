@@ -76,52 +76,60 @@ const onDiskCache = () => process.env.SEARCH_PAGE_CACHE || LOCAL_SEARCH_CACHE;
 export const IN_MEMORY_SEARCH_CACHE = '16MB';
 
 /**
+ * Databases in memory that a closed service left, emptied, for the next one this process starts
+ * (a test file starts a service, and the test files of a worker share its process). Loading the
+ * snapshot and starting PostgreSQL was ~1 s of CPU on a quiet machine and 2-3 s in a full test
+ * run, most of it WebAssembly's memory and file system filled anew; an emptied one is ready at
+ * once. Only one whose schema is still the snapshot's is kept (`reset` in ./search-thread.mjs).
+ */
+const parked: { thread: Worker; snapshot: string }[] = [];
+/** Parked at most: each holds ~200 MB. A file seldom runs two services at once. */
+const MAX_PARKED = 2;
+
+/**
  * Opens (or creates) the database in `dir`, in a thread of its own (./search-thread.mjs); in memory
  * without one. A new one starts from `snapshot` when given: by default the run's in memory, none on disk.
  */
 export async function startLocalSearchDatabase(
   dir?: string,
   snapshot: string | undefined = dir ? undefined : snapshotFile(),
-): Promise<LocalSearchDatabase & { dump(): Promise<Uint8Array> }> {
-  if (dir) await mkdir(dir, { recursive: true });
-  const thread = new Worker(new URL('./search-thread.mjs', import.meta.url), {
-    workerData: { dataDir: dir, snapshot, sharedBuffers: dir ? onDiskCache() : IN_MEMORY_SEARCH_CACHE },
-  });
+): Promise<LocalSearchDatabase & { dump(): Promise<Uint8Array>; threadId: number }> {
+  // Reused only in memory from a snapshot: what a fresh one would hold is known, and empty.
+  const reusable = dir === undefined && snapshot !== undefined ? snapshot : undefined;
+  const thread = (reusable && takeParked(reusable)) || (await openThread(dir, snapshot, reusable !== undefined));
   let dumped: ((bytes: Uint8Array) => void) | undefined;
   const pending = new Map<number, { resolve: (rows: Row[]) => void; reject: (error: Error) => void }>();
   let nextId = 0;
-  await new Promise<void>((resolve, reject) => {
-    thread.once('error', reject);
-    thread.on(
-      'message',
-      (message: {
-        ready?: boolean;
-        failed?: string;
-        id?: number;
-        rows?: Row[];
-        dump?: Uint8Array;
-        error?: { name: string; message: string };
-      }) => {
-        if (message.dump) dumped?.(message.dump);
-        if (message.ready) resolve();
-        else if (message.failed) reject(new Error(`PGlite did not start: ${message.failed}`));
-        else if (message.id !== undefined) {
-          const waiting = pending.get(message.id);
-          pending.delete(message.id);
-          if (message.error) waiting?.reject(new DataApiError(message.error.name, message.error.message));
-          else waiting?.resolve(message.rows ?? []);
-        }
-      },
-    );
-  });
-  const send = (message: { sql?: string; params?: readonly SqlValue[]; close?: boolean; dump?: boolean }) =>
+  const answer = (message: { id?: number; rows?: Row[]; dump?: Uint8Array; error?: { name: string; message: string } }) => {
+    if (message.dump) dumped?.(message.dump);
+    if (message.id === undefined) return;
+    const waiting = pending.get(message.id);
+    pending.delete(message.id);
+    if (message.error) waiting?.reject(new DataApiError(message.error.name, message.error.message));
+    else waiting?.resolve(message.rows ?? []);
+  };
+  // A thread that dies (PostgreSQL aborting) fails what waits on it.
+  const died = (error: Error) => {
+    for (const waiting of pending.values()) waiting.reject(error);
+    pending.clear();
+  };
+  const exited = () => died(new Error('The search database thread exited'));
+  thread.on('message', answer);
+  thread.on('error', died);
+  thread.on('exit', exited);
+  const send = (message: { sql?: string; params?: readonly SqlValue[]; close?: boolean; dump?: boolean; reset?: boolean }) =>
     new Promise<Row[]>((resolve, reject) => {
+      // Once closed, the thread may serve another service (parked, then taken): nothing more goes to it.
+      if (closing && !message.reset && !message.close) return reject(new Error('The search database is closed'));
       const id = nextId++;
       pending.set(id, { resolve, reject });
       thread.postMessage({ id, ...message });
     });
   let resumingUntil = 0;
+  let wasDumped = false;
+  let closing: Promise<void> | undefined;
   return {
+    threadId: thread.threadId,
     async execute(sql: string, params: readonly SqlValue[]): Promise<Row[]> {
       const grant = servedFunction();
       if (grant && !grant.search) {
@@ -144,17 +152,71 @@ export async function startLocalSearchDatabase(
       resumingUntil = Date.now() + ms;
     },
     async dump() {
+      wasDumped = true;
       const bytes = new Promise<Uint8Array>((resolve) => {
         dumped = resolve;
       });
       await send({ dump: true });
       return bytes;
     },
-    async close() {
-      await send({ close: true }).catch(() => undefined);
-      await thread.terminate();
+    close() {
+      closing ??= (async () => {
+        const emptied =
+          reusable &&
+          !wasDumped &&
+          parked.length < MAX_PARKED &&
+          (await send({ reset: true }).then(
+            () => true,
+            () => false,
+          ));
+        if (emptied && parked.length < MAX_PARKED) {
+          thread.off('message', answer);
+          thread.off('error', died);
+          thread.off('exit', exited);
+          thread.unref(); // a parked thread does not keep the process alive
+          parked.push({ thread, snapshot: reusable });
+          return;
+        }
+        await send({ close: true }).catch(() => undefined);
+        await thread.terminate();
+      })();
+      return closing;
     },
   };
+}
+
+function takeParked(snapshot: string): Worker | undefined {
+  const index = parked.findLastIndex((entry) => entry.snapshot === snapshot);
+  if (index < 0) return undefined;
+  const thread = parked.splice(index, 1)[0]!.thread;
+  thread.ref();
+  return thread;
+}
+
+/** A new thread, once its database is open. */
+async function openThread(dir: string | undefined, snapshot: string | undefined, reusable: boolean): Promise<Worker> {
+  if (dir) await mkdir(dir, { recursive: true });
+  const thread = new Worker(new URL('./search-thread.mjs', import.meta.url), {
+    workerData: { dataDir: dir, snapshot, sharedBuffers: dir ? onDiskCache() : IN_MEMORY_SEARCH_CACHE, reusable },
+  });
+  thread.on('error', () => {}); // a service using it hears of it (`died` above); parked, it just goes
+  // A thread that died is never parked: its entry is dropped.
+  thread.once('exit', () => {
+    const index = parked.findIndex((entry) => entry.thread === thread);
+    if (index >= 0) parked.splice(index, 1);
+  });
+  await new Promise<void>((resolve, reject) => {
+    const opened = (message: { ready?: boolean; failed?: string }) => {
+      if (!message.ready && !message.failed) return;
+      thread.off('message', opened);
+      thread.off('error', reject);
+      if (message.ready) resolve();
+      else reject(new Error(`PGlite did not start: ${message.failed}`));
+    };
+    thread.on('message', opened);
+    thread.once('error', reject);
+  });
+  return thread;
 }
 
 /**
