@@ -57,8 +57,11 @@ const READY_TIMEOUT_MS = 30_000;
 /**
  * C1 only: measured here (2 cores), it halves the start time under load and is faster for
  * the service's short requests too, as C2's compiler threads no longer compete for the CPU.
+ * The serial collector: java's CPU to serve a mix of transactions, reads and queries (3,600
+ * requests, four runs side by side) went down 12 % (median 8.07 → 7.10 CPU-s) against G1, the
+ * default, whose concurrent threads and write barriers a heap this small does not need.
  */
-const JVM_OPTIONS = ['-XX:TieredStopAtLevel=1'];
+const JVM_OPTIONS = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 const STOP_GRACE_MS = 5_000;
 const WATCHDOG = fileURLToPath(new URL('./java-watchdog.sh', import.meta.url));
 
