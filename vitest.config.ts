@@ -1,11 +1,12 @@
 import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { ISOLATED } from '#test/support/isolated-files';
+import { ISOLATED, SYSTEM } from '#test/support/isolated-files';
 
 /**
  * The fast tier (`npm run test:fast`): no database, no service, no bundling; it answers in
- * seconds. `npm test` runs it first, then the other projects, each file once.
+ * seconds. `npm test` runs it first, then the database tier (`npm run test:slow`); the system
+ * tier (`npm run test:system`, project `system`) runs on its own. Each file runs once.
  */
 /** Files that run with the service's limits lowered (functions/core/limits.ts): a limit test seeds 4, not 999. */
 const LOWERED_LIMITS = ['test/repositories/limits.test.ts'];
@@ -149,12 +150,13 @@ export default defineConfig({
         test: {
           name: 'suite',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/completeness/**', ...FAST, ...TEMPLATES, ...LOWERED_LIMITS, ...ISOLATED],
+          exclude: ['test/completeness/**', ...FAST, ...TEMPLATES, ...LOWERED_LIMITS, ...ISOLATED, ...SYSTEM],
           isolate: false,
           ...databaseTier,
         },
       },
       { extends: true, test: { name: 'isolated', include: ISOLATED, ...databaseTier } },
+      { extends: true, test: { name: 'system', include: SYSTEM, ...databaseTier } },
       {
         extends: true,
         test: {

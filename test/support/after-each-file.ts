@@ -8,7 +8,7 @@
 import { relative } from 'node:path';
 import { afterAll, expect } from 'vitest';
 import { dropCreatedTables, releaseFileDatabase } from './dynamodb';
-import { ISOLATED } from './isolated-files';
+import { ISOLATED, SYSTEM } from './isolated-files';
 import { recordFileAnswers } from './route-coverage';
 
 /**
@@ -35,7 +35,8 @@ const SET_BY_EVERY_SERVICE = new Set([
 
 const environmentBefore = { ...process.env };
 const testPath = expect.getState().testPath;
-const shared = testPath !== undefined && !ISOLATED.includes(relative(process.cwd(), testPath));
+const file = testPath === undefined ? undefined : relative(process.cwd(), testPath);
+const shared = file !== undefined && !ISOLATED.includes(file) && !SYSTEM.includes(file);
 
 // Registered first, so it runs after the file's own afterAll hooks (they stop services first).
 afterAll(async () => {
