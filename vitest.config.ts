@@ -43,7 +43,7 @@ const FAST = [
 ];
 
 /**
- * The longest files of the database tier (vitest's JSON report, README: Test it), started first:
+ * The longest files of the database and system tiers (vitest's JSON report, README: Test it), started first:
  * a few files run at a time, and a long file started last (cdk synth bundling every function) kept
  * one worker busy minutes after the other had finished. A fresh clone has no timings cached, and
  * vitest would start the largest files first, which are not the longest.

@@ -126,7 +126,6 @@ export async function startLocalSearchDatabase(
       thread.postMessage({ id, ...message });
     });
   let resumingUntil = 0;
-  let wasDumped = false;
   let closing: Promise<void> | undefined;
   return {
     threadId: thread.threadId,
@@ -152,7 +151,6 @@ export async function startLocalSearchDatabase(
       resumingUntil = Date.now() + ms;
     },
     async dump() {
-      wasDumped = true;
       const bytes = new Promise<Uint8Array>((resolve) => {
         dumped = resolve;
       });
@@ -163,7 +161,6 @@ export async function startLocalSearchDatabase(
       closing ??= (async () => {
         const emptied =
           reusable &&
-          !wasDumped &&
           parked.length < MAX_PARKED &&
           (await send({ reset: true }).then(
             () => true,
